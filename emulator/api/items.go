@@ -1,0 +1,267 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/fabrictest/fabrictest/emulator/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/store"
+	"github.com/google/uuid"
+)
+
+// Item types with behaviour of their own.
+const (
+	TypeEventstream = "Eventstream"
+)
+
+// itemTypes is Fabric's ItemType enum (common/definitions.json): the generic
+// items route stores any of these; the ones with a kind get behaviour.
+var itemTypes = []string{
+	"Dashboard", "Report", "SemanticModel", "PaginatedReport", "Datamart", "Lakehouse", "Eventhouse", "Environment",
+	"KQLDatabase", "KQLQueryset", "KQLDashboard", "DataPipeline", "Notebook", "SparkJobDefinition", "MLExperiment",
+	"MLModel", "Warehouse", "Eventstream", "SQLEndpoint", "MirroredWarehouse", "MirroredDatabase", "Reflex",
+	"GraphQLApi", "MountedDataFactory", "SQLDatabase", "CopyJob", "VariableLibrary", "Dataflow", "ApacheAirflowJob",
+	"WarehouseSnapshot", "DigitalTwinBuilder", "DigitalTwinBuilderFlow", "MirroredAzureDatabricksCatalog", "Map",
+	"AnomalyDetector", "UserDataFunction", "GraphModel", "GraphQuerySet", "SnowflakeDatabase", "OperationsAgent",
+	"CosmosDBDatabase", "Ontology", "EventSchemaSet", "DataAgent", "MirroredCatalog", "AppBackend", "OrgApp",
+	"OrgAppAudience", "DataBuildToolJob", "AzureDatabricksStorage", "Plan",
+}
+
+// kind is the behaviour of an item type beyond metadata.
+type kind struct {
+	// provision runs after the item is stored; an error removes the item again.
+	provision func(a *API, c *call, it *store.Item) error
+	// release runs before the item is deleted.
+	release func(a *API, c *call, it store.Item) error
+	// properties renders the item's properties, nil for none.
+	properties func(it store.Item) any
+}
+
+var kinds = map[string]kind{
+	TypeEventstream: eventstreamKind,
+}
+
+// itemJSON is Fabric's Item.
+type itemJSON struct {
+	ID          string `json:"id"`
+	Type        string `json:"type"`
+	DisplayName string `json:"displayName"`
+	Description string `json:"description"`
+	WorkspaceID string `json:"workspaceId"`
+	Properties  any    `json:"properties,omitempty"`
+}
+
+func renderItem(it store.Item) itemJSON {
+	j := itemJSON{ID: it.ID, Type: it.Type, DisplayName: it.DisplayName, Description: it.Description, WorkspaceID: it.WorkspaceID}
+	if k, ok := kinds[it.Type]; ok && k.properties != nil {
+		j.Properties = k.properties(it)
+	}
+	return j
+}
+
+// canonicalType returns Fabric's spelling of an item type, matched case-insensitively.
+func canonicalType(s string) (string, bool) {
+	i := slices.IndexFunc(itemTypes, func(t string) bool { return strings.EqualFold(t, s) })
+	if i < 0 {
+		return "", false
+	}
+	return itemTypes[i], true
+}
+
+func validItemName(name string) error {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return fabricerr.BadParameter("displayName", "is required")
+	case utf8.RuneCountInString(name) > 256:
+		return fabricerr.BadParameter("displayName", "is longer than 256 characters")
+	}
+	return nil
+}
+
+func validItemDescription(d string) error {
+	if utf8.RuneCountInString(d) > 256 {
+		return fabricerr.BadParameter("description", "is longer than 256 characters (%d)", utf8.RuneCountInString(d))
+	}
+	return nil
+}
+
+func nameInUse(typ, name string) error {
+	return fabricerr.New(http.StatusBadRequest, fabricerr.ItemDisplayNameAlreadyInUse,
+		"Requested '%s' is already in use by another %s in this workspace", name, typ)
+}
+
+// createItem serves POST …/items (typed == "") and the typed collections.
+func (a *API) createItem(typed string) endpoint {
+	return func(c *call) error {
+		ws, err := a.workspace(c, store.RoleContributor)
+		if err != nil {
+			return err
+		}
+		var req struct {
+			DisplayName     string          `json:"displayName"`
+			Type            string          `json:"type"`
+			Description     string          `json:"description"`
+			FolderID        string          `json:"folderId"`
+			Definition      json.RawMessage `json:"definition"`
+			CreationPayload json.RawMessage `json:"creationPayload"`
+		}
+		if err := a.decode(c, &req); err != nil {
+			return err
+		}
+		typ := typed
+		if typed == "" {
+			var ok bool
+			if typ, ok = canonicalType(req.Type); !ok {
+				if req.Type == "" {
+					return fabricerr.BadParameter("type", "is required")
+				}
+				return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidItemType, "Item type %q is not a Fabric item type", req.Type)
+			}
+		} else if req.Type != "" && !strings.EqualFold(req.Type, typed) {
+			return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidItemType, "type %q does not match this route's %s", req.Type, typed)
+		}
+		if err := firstErr(errors.Join(validItemName(req.DisplayName), validItemDescription(req.Description))); err != nil {
+			return err
+		}
+		if len(req.Definition) > 0 || len(req.CreationPayload) > 0 {
+			return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidRequest,
+				"creating a %s with a definition or creationPayload is not supported by this emulator yet", typ)
+		}
+		if req.FolderID != "" {
+			return fabricerr.NotFound("FolderNotFound", "Folder", req.FolderID)
+		}
+		it := store.Item{ID: uuid.NewString(), WorkspaceID: ws.ID, Type: typ, DisplayName: req.DisplayName, Description: req.Description, CreatedAt: a.cfg.Now()}
+		if err := a.cfg.Store.CreateItem(c.r.Context(), it); errors.Is(err, store.ErrConflict) {
+			return nameInUse(typ, req.DisplayName)
+		} else if err != nil {
+			return err
+		}
+		if k, ok := kinds[typ]; ok && k.provision != nil {
+			if err := k.provision(a, c, &it); err != nil {
+				_ = a.cfg.Store.DeleteItem(c.r.Context(), it.ID)
+				return err
+			}
+		}
+		c.location("workspaces", ws.ID, "items", it.ID)
+		return c.JSON(http.StatusCreated, renderItem(it))
+	}
+}
+
+// item loads the {id} item of the call's workspace, checking the caller's
+// role and, on typed routes, the item's type.
+func (a *API) item(c *call, typed string, min store.Role) (store.Item, error) {
+	ws, err := a.workspace(c, min)
+	if err != nil {
+		return store.Item{}, err
+	}
+	id := c.r.PathValue("id")
+	it, err := a.cfg.Store.GetItem(c.r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && it.WorkspaceID != ws.ID) || (err == nil && typed != "" && it.Type != typed) {
+		return it, fabricerr.NotFound(fabricerr.ItemNotFound, "Item", id)
+	}
+	return it, err
+}
+
+func (a *API) listItems(typed string) endpoint {
+	return func(c *call) error {
+		ws, err := a.workspace(c, store.RoleViewer)
+		if err != nil {
+			return err
+		}
+		typ := typed
+		if q := c.r.URL.Query().Get("type"); typed == "" && q != "" {
+			var ok bool
+			if typ, ok = canonicalType(q); !ok {
+				return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidItemType, "Item type %q is not a Fabric item type", q)
+			}
+		}
+		p, err := a.page(c)
+		if err != nil {
+			return err
+		}
+		items, next, err := a.cfg.Store.ListItems(c.r.Context(), ws.ID, typ, p)
+		if err != nil {
+			return err
+		}
+		out := make([]itemJSON, len(items))
+		for i, it := range items {
+			out[i] = renderItem(it)
+		}
+		return list(c, out, next)
+	}
+}
+
+func (a *API) getItem(typed string) endpoint {
+	return func(c *call) error {
+		it, err := a.item(c, typed, store.RoleViewer)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, renderItem(it))
+	}
+}
+
+func (a *API) updateItem(typed string) endpoint {
+	return func(c *call) error {
+		it, err := a.item(c, typed, store.RoleContributor)
+		if err != nil {
+			return err
+		}
+		var req struct {
+			DisplayName *string `json:"displayName"`
+			Description *string `json:"description"`
+		}
+		if err := a.decode(c, &req); err != nil {
+			return err
+		}
+		if req.DisplayName != nil {
+			if err := validItemName(*req.DisplayName); err != nil {
+				return err
+			}
+			it.DisplayName = *req.DisplayName
+		}
+		if req.Description != nil {
+			if err := validItemDescription(*req.Description); err != nil {
+				return err
+			}
+			it.Description = *req.Description
+		}
+		if err := a.cfg.Store.UpdateItem(c.r.Context(), it); errors.Is(err, store.ErrConflict) {
+			return nameInUse(it.Type, it.DisplayName)
+		} else if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, renderItem(it))
+	}
+}
+
+func (a *API) deleteItem(typed string) endpoint {
+	return func(c *call) error {
+		it, err := a.item(c, typed, store.RoleContributor)
+		if err != nil {
+			return err
+		}
+		if err := a.removeItem(c, it); err != nil {
+			return err
+		}
+		c.w.WriteHeader(http.StatusOK)
+		return nil
+	}
+}
+
+// removeItem releases what the item's kind holds, then deletes it.
+func (a *API) removeItem(c *call, it store.Item) error {
+	if k, ok := kinds[it.Type]; ok && k.release != nil {
+		if err := k.release(a, c, it); err != nil {
+			return err
+		}
+	}
+	if err := a.cfg.Store.DeleteItem(c.r.Context(), it.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return nil
+}

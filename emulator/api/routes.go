@@ -1,0 +1,45 @@
+package api
+
+// routes registers every route. Paths follow Fabric's /v1 surface; the
+// emulator-native routes are those of DESIGN.md.
+func (a *API) routes() {
+	// Control plane, no token (the token route is loopback-only).
+	a.handle("POST /_emulator/token", false, a.mintToken)
+	a.handle("GET /_emulator/health", false, a.health)
+
+	a.handle("POST /v1/workspaces", true, a.createWorkspace)
+	a.handle("GET /v1/workspaces", true, a.listWorkspaces)
+	a.handle("GET /v1/workspaces/{ws}", true, a.getWorkspace)
+	a.handle("PATCH /v1/workspaces/{ws}", true, a.updateWorkspace)
+	a.handle("DELETE /v1/workspaces/{ws}", true, a.deleteWorkspace)
+
+	a.handle("POST /v1/workspaces/{ws}/roleAssignments", true, a.addRole)
+	a.handle("GET /v1/workspaces/{ws}/roleAssignments", true, a.listRoles)
+	a.handle("GET /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.getRole)
+	a.handle("PATCH /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.updateRole)
+	a.handle("DELETE /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.deleteRole)
+
+	a.handle("POST /v1/workspaces/{ws}/items", true, a.createItem(""))
+	a.handle("GET /v1/workspaces/{ws}/items", true, a.listItems(""))
+	a.handle("GET /v1/workspaces/{ws}/items/{id}", true, a.getItem(""))
+	a.handle("PATCH /v1/workspaces/{ws}/items/{id}", true, a.updateItem(""))
+	a.handle("DELETE /v1/workspaces/{ws}/items/{id}", true, a.deleteItem(""))
+
+	for collection, typ := range typedCollections {
+		base := "/v1/workspaces/{ws}/" + collection
+		a.handle("POST "+base, true, a.createItem(typ))
+		a.handle("GET "+base, true, a.listItems(typ))
+		a.handle("GET "+base+"/{id}", true, a.getItem(typ))
+		a.handle("PATCH "+base+"/{id}", true, a.updateItem(typ))
+		a.handle("DELETE "+base+"/{id}", true, a.deleteItem(typ))
+	}
+
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/events", true, a.produce)
+	a.handle("GET /v1/eventstreams/{id}/sources/{ds}", true, a.resolve)
+	a.handle("GET /v1/eventstreams/{id}/sources/{ds}/events", true, a.consume)
+}
+
+// typedCollections maps a typed route's collection to its item type.
+var typedCollections = map[string]string{
+	"eventstreams": TypeEventstream,
+}

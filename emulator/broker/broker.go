@@ -1,0 +1,194 @@
+// Package broker is the emulator's Kafka adapter: it creates and deletes the
+// topics behind Eventstreams, produces HTTP events into them and reads
+// offset ranges back, through franz-go against one of three backends:
+//
+//   - embedded: franz-go's kfake, an in-process broker that speaks the Kafka
+//     wire protocol on loopback. It is not Apache Kafka; it is fast and needs
+//     nothing installed.
+//   - external: any host:port list of a real cluster (Apache Kafka, the
+//     fabrictest container, …).
+//   - none: no broker at all; every data call returns ErrNoBroker.
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// ErrNoBroker is returned by data calls on a broker started with None.
+var ErrNoBroker = errors.New("no Kafka broker attached")
+
+// Broker is a connection to one Kafka backend. The zero value is not
+// usable; construct one with Embedded, External or None.
+type Broker struct {
+	kind       string
+	cluster    *kfake.Cluster // embedded only
+	seeds      []string
+	client     *kgo.Client
+	admin      *kadm.Client
+	partitions int32
+	known      sync.Map // topic → struct{}: topics known to exist
+}
+
+// Option configures a Broker.
+type Option func(*Broker)
+
+// WithPartitions sets the partition count of topics the broker creates
+// (default 4, like a Fabric custom endpoint's event hub).
+func WithPartitions(n int32) Option {
+	return func(b *Broker) {
+		if n > 0 {
+			b.partitions = n
+		}
+	}
+}
+
+// EmbeddedConfig configures the in-process broker.
+type EmbeddedConfig struct {
+	// Port is the loopback port to listen on; 0 picks a free one.
+	Port int
+	// DataDir, when set, persists the log there so records survive a restart.
+	DataDir string
+}
+
+// Embedded starts an in-process kfake broker on 127.0.0.1.
+func Embedded(cfg EmbeddedConfig, opts ...Option) (*Broker, error) {
+	kopts := []kfake.Opt{kfake.NumBrokers(1), kfake.Ports(cfg.Port), kfake.ClusterID("fabric-emulator"), kfake.DefaultNumPartitions(4)}
+	if cfg.DataDir != "" {
+		kopts = append(kopts, kfake.DataDir(cfg.DataDir))
+	}
+	c, err := kfake.NewCluster(kopts...)
+	if err != nil {
+		return nil, fmt.Errorf("start embedded kafka: %w", err)
+	}
+	b, err := connect("embedded", c.ListenAddrs(), opts)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	b.cluster = c
+	return b, nil
+}
+
+// External connects to a real cluster through the given bootstrap servers.
+// Nothing is dialled until the first call.
+func External(seeds []string, opts ...Option) (*Broker, error) {
+	if len(seeds) == 0 {
+		return nil, errors.New("connect kafka: no bootstrap servers")
+	}
+	return connect("external", seeds, opts)
+}
+
+// None returns a broker that has no Kafka behind it.
+func None() *Broker { return &Broker{kind: "none"} }
+
+// Parse builds a broker from the --kafka flag's forms: "embedded", "none"
+// or a comma-separated host:port list.
+func Parse(spec string, embedded EmbeddedConfig, opts ...Option) (*Broker, error) {
+	switch s := strings.TrimSpace(spec); s {
+	case "", "embedded":
+		return Embedded(embedded, opts...)
+	case "none":
+		return None(), nil
+	default:
+		var seeds []string
+		for _, h := range strings.Split(s, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				if !strings.Contains(h, ":") {
+					return nil, fmt.Errorf("parse kafka bootstrap %q: want host:port", h)
+				}
+				seeds = append(seeds, h)
+			}
+		}
+		return External(seeds, opts...)
+	}
+}
+
+func connect(kind string, seeds []string, opts []Option) (*Broker, error) {
+	b := &Broker{kind: kind, seeds: seeds, partitions: 4}
+	for _, o := range opts {
+		o(b)
+	}
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(seeds...),
+		kgo.ProducerLinger(0),
+		kgo.RecordDeliveryTimeout(15*time.Second),
+		kgo.MaxBufferedRecords(1_000_000),
+		kgo.RequestRetries(3),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("connect kafka: %w", err)
+	}
+	b.client, b.admin = cl, kadm.NewClient(cl)
+	return b, nil
+}
+
+// Kind is "embedded", "external" or "none".
+func (b *Broker) Kind() string { return b.kind }
+
+// Enabled reports whether a broker is attached.
+func (b *Broker) Enabled() bool { return b.kind != "none" }
+
+// Bootstrap returns the bootstrap servers clients should use.
+func (b *Broker) Bootstrap() []string { return append([]string(nil), b.seeds...) }
+
+// Close disconnects and, for the embedded broker, stops it.
+func (b *Broker) Close() {
+	if b.client != nil {
+		b.client.Close()
+	}
+	if b.cluster != nil {
+		b.cluster.Close()
+	}
+}
+
+// CreateTopic creates topic with the broker's partition count. A topic that
+// already exists is not an error.
+func (b *Broker) CreateTopic(ctx context.Context, topic string) error {
+	if !b.Enabled() {
+		return ErrNoBroker
+	}
+	resp, err := b.admin.CreateTopic(ctx, b.partitions, -1, nil, topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+		return fmt.Errorf("create topic %s: %w", topic, err)
+	}
+	b.known.Store(topic, struct{}{})
+	return nil
+}
+
+// EnsureTopic creates topic unless this broker already knows it exists, so
+// that an item created while no broker was attached still works later.
+func (b *Broker) EnsureTopic(ctx context.Context, topic string) error {
+	if _, ok := b.known.Load(topic); ok {
+		return nil
+	}
+	return b.CreateTopic(ctx, topic)
+}
+
+// DeleteTopic deletes topic; a topic that does not exist is not an error.
+func (b *Broker) DeleteTopic(ctx context.Context, topic string) error {
+	if !b.Enabled() {
+		return ErrNoBroker
+	}
+	b.known.Delete(topic)
+	resp, err := b.admin.DeleteTopic(ctx, topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil && !errors.Is(err, kerr.UnknownTopicOrPartition) {
+		return fmt.Errorf("delete topic %s: %w", topic, err)
+	}
+	return nil
+}

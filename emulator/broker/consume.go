@@ -1,0 +1,187 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Special offsets, as Spark's JSON offset form spells them.
+const (
+	Earliest int64 = -2
+	Latest   int64 = -1
+)
+
+// Range asks for the records of a topic between two positions.
+type Range struct {
+	// Start maps a partition to its first offset (or Earliest/Latest);
+	// partitions not in the map start at DefaultStart.
+	Start        map[int32]int64
+	DefaultStart int64
+	// End maps a partition to the offset to stop before (or Latest, the high
+	// watermark when the read starts); partitions not in the map end at
+	// DefaultEnd.
+	End        map[int32]int64
+	DefaultEnd int64
+	// MaxRecords caps the answer; 0 means no cap.
+	MaxRecords int
+	// Timeout bounds the wait for records that are not there yet (an End
+	// beyond the high watermark). The read returns as soon as the range is read.
+	Timeout time.Duration
+}
+
+// Batch is the answer to Consume.
+type Batch struct {
+	// Records are ordered by partition, then offset.
+	Records []*kgo.Record
+	// Next is, per partition, the offset to start the following read at.
+	Next map[int32]int64
+	// Complete is false when MaxRecords or Timeout cut the range short.
+	Complete bool
+}
+
+// UnknownPartitionError is returned when a Range names a partition the topic lacks.
+type UnknownPartitionError struct {
+	Topic     string
+	Partition int32
+}
+
+func (e *UnknownPartitionError) Error() string {
+	return fmt.Sprintf("topic %s has no partition %d", e.Topic, e.Partition)
+}
+
+// Consume reads the records of topic in r from every partition.
+func (b *Broker) Consume(ctx context.Context, topic string, r Range) (*Batch, error) {
+	if !b.Enabled() {
+		return nil, ErrNoBroker
+	}
+	if err := b.EnsureTopic(ctx, topic); err != nil {
+		return nil, err
+	}
+	starts, err := b.admin.ListStartOffsets(ctx, topic)
+	if err == nil {
+		err = starts.Error()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list start offsets: %w", err)
+	}
+	ends, err := b.admin.ListEndOffsets(ctx, topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list end offsets: %w", err)
+	}
+	for _, m := range []map[int32]int64{r.Start, r.End} {
+		for p := range m {
+			if _, ok := ends.Lookup(topic, p); !ok {
+				return nil, &UnknownPartitionError{Topic: topic, Partition: p}
+			}
+		}
+	}
+
+	batch := &Batch{Next: map[int32]int64{}, Complete: true}
+	from := map[int32]kgo.Offset{}
+	stop := map[int32]int64{}
+	ends.Each(func(lo kadm.ListedOffset) {
+		p := lo.Partition
+		low, _ := starts.Lookup(topic, p)
+		resolve := func(o int64) int64 {
+			switch o {
+			case Earliest:
+				return low.Offset
+			case Latest:
+				return lo.Offset
+			}
+			return o
+		}
+		s, ok := r.Start[p]
+		if !ok {
+			s = r.DefaultStart
+		}
+		s = max(resolve(s), low.Offset)
+		e, ok := r.End[p]
+		if !ok {
+			e = r.DefaultEnd
+		}
+		e = resolve(e)
+		batch.Next[p] = s
+		if s < e {
+			from[p] = kgo.NewOffset().At(s)
+			stop[p] = e
+		}
+	})
+	if len(from) == 0 {
+		return batch, nil
+	}
+
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(b.seeds...),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: from}),
+		kgo.FetchMaxWait(250*time.Millisecond),
+		kgo.FetchMaxBytes(64<<20),
+		kgo.FetchMaxPartitionBytes(16<<20),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("start consumer: %w", err)
+	}
+	defer cl.Close()
+	if r.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.Timeout)
+		defer cancel()
+	}
+	per := map[int32][]*kgo.Record{}
+	n := 0
+	for len(stop) > 0 {
+		fetches := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			batch.Complete = false
+			break
+		}
+		var fetchErr error
+		fetches.EachError(func(_ string, _ int32, err error) {
+			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+				fetchErr = err
+			}
+		})
+		if fetchErr != nil {
+			return nil, fmt.Errorf("fetch %s: %w", topic, fetchErr)
+		}
+		capped := false
+		fetches.EachRecord(func(rec *kgo.Record) {
+			end, open := stop[rec.Partition]
+			if !open || rec.Offset >= end || capped {
+				return
+			}
+			per[rec.Partition] = append(per[rec.Partition], rec)
+			batch.Next[rec.Partition] = rec.Offset + 1
+			n++
+			if rec.Offset+1 >= end {
+				delete(stop, rec.Partition)
+			}
+			if r.MaxRecords > 0 && n >= r.MaxRecords {
+				capped = true
+			}
+		})
+		if capped {
+			batch.Complete = len(stop) == 0
+			break
+		}
+	}
+	parts := make([]int32, 0, len(per))
+	for p := range per {
+		parts = append(parts, p)
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
+	batch.Records = make([]*kgo.Record, 0, n)
+	for _, p := range parts {
+		batch.Records = append(batch.Records, per[p]...)
+	}
+	return batch, nil
+}

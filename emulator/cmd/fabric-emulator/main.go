@@ -1,0 +1,174 @@
+// Command fabric-emulator runs the Fabric Eventstream emulator standalone.
+//
+//	fabric-emulator serve [--addr 127.0.0.1:5080] [--kafka embedded|none|host:port,…] [--data-dir DIR] [--kql-url URL]
+//	fabric-emulator token [--addr 127.0.0.1:5080] [--principal GUID] [--audience URL] [--expires-in SECONDS]
+//
+// serve is the default. Every flag has an environment variable (see -h).
+// serve prints one line with the URL when ready and shuts down cleanly on
+// SIGINT or SIGTERM. token asks the running emulator for a bearer token and
+// prints it.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fabrictest/fabrictest/emulator"
+)
+
+func main() {
+	args := os.Args[1:]
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "serve":
+		err = serve(args, os.Stdout, os.Stderr)
+	case "token":
+		err = token(args, os.Stdout)
+	default:
+		err = fmt.Errorf("unknown command %q: want serve or token", cmd)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fabric-emulator:", err)
+		os.Exit(1)
+	}
+}
+
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
+
+func serve(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", env("FABRIC_EMULATOR_ADDR", "127.0.0.1:5080"), "listen address (FABRIC_EMULATOR_ADDR)")
+	kafka := fs.String("kafka", env("FABRIC_KAFKA_BOOTSTRAP", "embedded"), "embedded, none, or host:port[,host:port] of a real cluster (FABRIC_KAFKA_BOOTSTRAP)")
+	dataDir := fs.String("data-dir", env("FABRIC_EMULATOR_DATA", ""), "where metadata, the token key and OneLake files live; empty keeps everything in memory (FABRIC_EMULATOR_DATA)")
+	kqlURL := fs.String("kql-url", env("FABRIC_KQL_URL", ""), "Kusto engine for Eventhouse destinations (FABRIC_KQL_URL)")
+	kafkaPort := fs.Int("embedded-kafka-port", envInt("FABRIC_EMBEDDED_KAFKA_PORT", 0), "loopback port of the embedded broker; 0 picks a free one (FABRIC_EMBEDDED_KAFKA_PORT)")
+	partitions := fs.Int("partitions", envInt("FABRIC_EVENTSTREAM_PARTITIONS", 4), "partitions of each new Eventstream topic (FABRIC_EVENTSTREAM_PARTITIONS)")
+	verbose := fs.Bool("v", false, "log every server-side failure at debug detail")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	_ = kqlURL // Eventhouse destinations arrive with a later release; the flag is reserved.
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	srv, err := emulator.New(
+		emulator.WithKafka(*kafka),
+		emulator.WithDataDir(*dataDir),
+		emulator.WithEmbeddedKafkaPort(*kafkaPort),
+		emulator.WithPartitions(*partitions),
+		emulator.WithLogger(logger),
+	)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		srv.Close()
+		return fmt.Errorf("listen: %w", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	kafkaDesc := srv.KafkaKind()
+	if b := srv.KafkaBootstrap(); len(b) > 0 {
+		kafkaDesc += " " + strings.Join(b, ",")
+	}
+	fmt.Fprintf(stdout, "fabric-emulator ready at http://%s (kafka: %s, data: %s)\n", ln.Addr(), kafkaDesc, firstNonEmpty(*dataDir, "in memory"))
+	select {
+	case err := <-errc:
+		srv.Close()
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(sctx)
+}
+
+func token(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	addr := fs.String("addr", env("FABRIC_EMULATOR_ADDR", "127.0.0.1:5080"), "address of the running emulator (FABRIC_EMULATOR_ADDR)")
+	principal := fs.String("principal", "", "principal id (oid) of the token; default is the emulator's default user")
+	audience := fs.String("audience", "", "https://api.fabric.microsoft.com (default) or https://analysis.windows.net/powerbi/api")
+	expiresIn := fs.Int("expires-in", 0, "lifetime in seconds (default 3600)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	form := url.Values{}
+	for k, v := range map[string]string{"principal": *principal, "audience": *audience} {
+		if v != "" {
+			form.Set(k, v)
+		}
+	}
+	if *expiresIn != 0 {
+		form.Set("expiresIn", strconv.Itoa(*expiresIn))
+	}
+	base := *addr
+	if !strings.Contains(base, "://") {
+		base = "http://" + base
+	}
+	resp, err := http.PostForm(base+"/_emulator/token", form)
+	if err != nil {
+		return fmt.Errorf("ask the emulator at %s for a token (is it running?): %w", base, err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		AccessToken string `json:"access_token"`
+		Message     string `json:"message"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return fmt.Errorf("read token response: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("mint token: %s: %s", resp.Status, body.Message)
+	}
+	fmt.Fprintln(stdout, body.AccessToken)
+	return nil
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

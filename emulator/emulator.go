@@ -1,0 +1,121 @@
+package emulator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fabrictest/fabrictest/emulator/api"
+	"github.com/fabrictest/fabrictest/emulator/auth"
+	"github.com/fabrictest/fabrictest/emulator/broker"
+	"github.com/fabrictest/fabrictest/emulator/store"
+)
+
+// Server is one emulator: metadata store, token issuer, Kafka broker and the
+// HTTP API over them.
+type Server struct {
+	cfg    config
+	store  *store.Store
+	issuer *auth.Issuer
+	broker *broker.Broker
+	api    *api.API
+	http   *http.Server
+}
+
+// New builds a Server. Nothing listens until Serve or ListenAndServe.
+func New(opts ...Option) (*Server, error) {
+	cfg := defaults()
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	s := &Server{cfg: cfg}
+	ok := false
+	defer func() {
+		if !ok {
+			s.Close()
+		}
+	}()
+	var err error
+	var kafkaDir string
+	if cfg.dataDir != "" {
+		if err := os.MkdirAll(cfg.dataDir, 0o755); err != nil {
+			return nil, fmt.Errorf("create data dir: %w", err)
+		}
+		if s.issuer, err = auth.LoadIssuer(cfg.dataDir); err != nil {
+			return nil, err
+		}
+		kafkaDir = filepath.Join(cfg.dataDir, "kafka")
+	} else if s.issuer, err = auth.NewIssuer(); err != nil {
+		return nil, err
+	}
+	if s.store, err = store.Open(cfg.dataDir); err != nil {
+		return nil, err
+	}
+	if s.broker, err = broker.Parse(cfg.kafka, broker.EmbeddedConfig{Port: cfg.embeddedPort, DataDir: kafkaDir}, broker.WithPartitions(cfg.partitions)); err != nil {
+		return nil, err
+	}
+	s.api = api.New(api.Config{
+		Store: s.store, Broker: s.broker, Issuer: s.issuer, Logger: cfg.logger,
+		PageSize: cfg.pageSize, MaxRequestBytes: cfg.maxRequestBytes,
+	})
+	s.http = &http.Server{Handler: s.api, ReadHeaderTimeout: 10 * time.Second}
+	ok = true
+	return s, nil
+}
+
+// Handler returns the HTTP API, for use with httptest or a server of your own.
+func (s *Server) Handler() http.Handler { return s.api }
+
+// Serve answers HTTP on ln until Shutdown or Close.
+func (s *Server) Serve(ln net.Listener) error {
+	err := s.http.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops accepting requests, waits for those in flight (bounded by
+// ctx), then releases the broker and the store.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.http.Shutdown(ctx)
+	return errors.Join(err, s.Close())
+}
+
+// Close releases everything at once.
+func (s *Server) Close() error {
+	var errs []error
+	if s.http != nil {
+		errs = append(errs, s.http.Close())
+	}
+	if s.broker != nil {
+		s.broker.Close()
+		s.broker = nil
+	}
+	if s.store != nil {
+		errs = append(errs, s.store.Close())
+		s.store = nil
+	}
+	return errors.Join(errs...)
+}
+
+// KafkaBootstrap returns the bootstrap servers of the attached broker (none
+// when started with WithKafka("none")).
+func (s *Server) KafkaBootstrap() []string { return s.broker.Bootstrap() }
+
+// KafkaKind is "embedded", "external" or "none".
+func (s *Server) KafkaKind() string { return s.broker.Kind() }
+
+// Token mints a bearer token for principal (auth.DefaultPrincipal when
+// empty) that this server accepts.
+func (s *Server) Token(principal string) (string, error) {
+	tok, _, err := s.issuer.Mint(auth.MintOptions{Principal: principal})
+	return tok, err
+}

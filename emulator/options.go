@@ -1,0 +1,94 @@
+package emulator
+
+import (
+	"errors"
+	"log/slog"
+	"strings"
+)
+
+type config struct {
+	kafka           string
+	dataDir         string
+	embeddedPort    int
+	partitions      int32
+	pageSize        int
+	maxRequestBytes int64
+	logger          *slog.Logger
+}
+
+func defaults() config {
+	return config{kafka: "embedded", partitions: 4, pageSize: 100, logger: slog.New(slog.DiscardHandler)}
+}
+
+// Option configures a Server.
+type Option func(*config) error
+
+// WithKafka picks the broker: "embedded" (the default; franz-go's kfake
+// in-process), "none" (resolve, produce and consume answer 501) or a
+// comma-separated host:port list of a real cluster.
+func WithKafka(spec string) Option {
+	return func(c *config) error {
+		if strings.TrimSpace(spec) == "" {
+			return errors.New("kafka: empty spec; want embedded, none or host:port")
+		}
+		c.kafka = spec
+		return nil
+	}
+}
+
+// WithDataDir keeps metadata, the token signing key and the embedded
+// broker's log under dir, so a restart finds them. Without it everything
+// lives in memory.
+func WithDataDir(dir string) Option {
+	return func(c *config) error { c.dataDir = dir; return nil }
+}
+
+// WithEmbeddedKafkaPort fixes the loopback port of the embedded broker
+// (default 0: a free port).
+func WithEmbeddedKafkaPort(port int) Option {
+	return func(c *config) error {
+		if port < 0 || port > 65535 {
+			return errors.New("embedded kafka port: out of range")
+		}
+		c.embeddedPort = port
+		return nil
+	}
+}
+
+// WithPartitions sets the partition count of new Eventstream topics (default 4).
+func WithPartitions(n int) Option {
+	return func(c *config) error {
+		if n < 1 || n > 1000 {
+			return errors.New("partitions: want 1 to 1000")
+		}
+		c.partitions = int32(n)
+		return nil
+	}
+}
+
+// WithPageSize sets the largest page a list route answers (default 100).
+func WithPageSize(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return errors.New("page size: want at least 1")
+		}
+		c.pageSize = n
+		return nil
+	}
+}
+
+// WithMaxRequestBytes caps request bodies (default 16 MiB).
+func WithMaxRequestBytes(n int64) Option {
+	return func(c *config) error {
+		if n < 1024 {
+			return errors.New("max request bytes: want at least 1024")
+		}
+		c.maxRequestBytes = n
+		return nil
+	}
+}
+
+// WithLogger sets the logger for server-side failures (default: discard).
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error { c.logger = l; return nil }
+}
