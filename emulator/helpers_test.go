@@ -1,0 +1,136 @@
+package emulator_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/fabrictest/fabrictest/emulator"
+)
+
+// testEnv is an emulator behind an httptest server, with a token for the
+// default principal.
+type testEnv struct {
+	t     *testing.T
+	srv   *emulator.Server
+	url   string
+	token string
+}
+
+func startEnv(t *testing.T, opts ...emulator.Option) *testEnv {
+	t.Helper()
+	srv, err := emulator.New(opts...)
+	if err != nil {
+		t.Fatalf("start emulator: %v", err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() { hs.Close(); srv.Close() })
+	tok, err := srv.Token("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testEnv{t: t, srv: srv, url: hs.URL, token: tok}
+}
+
+// resp is a decoded answer.
+type resp struct {
+	Status int
+	Header http.Header
+	Body   map[string]any
+	Raw    []byte
+}
+
+// code is the Fabric errorCode of an error answer ("" otherwise).
+func (r resp) code() string { s, _ := r.Body["errorCode"].(string); return s }
+
+func (r resp) str(key string) string { s, _ := r.Body[key].(string); return s }
+
+// call sends method path with body (marshalled unless []byte or string) and
+// the given token ("" sends none).
+func (e *testEnv) callAs(token, method, path string, body any) resp {
+	e.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		rd = bytes.NewReader(b)
+	case string:
+		rd = bytes.NewReader([]byte(b))
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, e.url+path, rd)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	hr, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer hr.Body.Close()
+	raw, _ := io.ReadAll(hr.Body)
+	r := resp{Status: hr.StatusCode, Header: hr.Header, Raw: raw}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &r.Body); err != nil {
+			e.t.Fatalf("%s %s: answer is not a JSON object: %v: %s", method, path, err, raw)
+		}
+	}
+	return r
+}
+
+func (e *testEnv) call(method, path string, body any) resp {
+	e.t.Helper()
+	return e.callAs(e.token, method, path, body)
+}
+
+// must fails the test unless the answer has the wanted status.
+func (e *testEnv) must(want int, r resp) resp {
+	e.t.Helper()
+	if r.Status != want {
+		e.t.Fatalf("status %d, want %d: %s", r.Status, want, r.Raw)
+	}
+	return r
+}
+
+// wantError checks a Fabric error envelope: status, errorCode, the code
+// mirrored in the header and a request id in body and header.
+func (e *testEnv) wantError(r resp, status int, code string) {
+	e.t.Helper()
+	if r.Status != status || r.code() != code {
+		e.t.Fatalf("got %d %q, want %d %q: %s", r.Status, r.code(), status, code, r.Raw)
+	}
+	if h := r.Header.Get("x-ms-public-api-error-code"); h != code {
+		e.t.Fatalf("x-ms-public-api-error-code = %q, want %q", h, code)
+	}
+	if id := r.str("requestId"); id == "" || r.Header.Get("requestid") != id {
+		e.t.Fatalf("requestId body %q header %q", id, r.Header.Get("requestid"))
+	}
+	if r.str("message") == "" {
+		e.t.Fatalf("error without message: %s", r.Raw)
+	}
+}
+
+// workspace creates a workspace and returns its id.
+func (e *testEnv) workspace(name string) string {
+	e.t.Helper()
+	return e.must(201, e.call("POST", "/v1/workspaces", map[string]any{"displayName": name})).str("id")
+}
+
+// eventstream creates an Eventstream and returns its id and datasource id.
+func (e *testEnv) eventstream(ws, name string) (id, ds string) {
+	e.t.Helper()
+	r := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/eventstreams", map[string]any{"displayName": name}))
+	streams := r.Body["properties"].(map[string]any)["streams"].([]any)
+	return r.str("id"), streams[0].(map[string]any)["id"].(string)
+}
