@@ -134,3 +134,5 @@ func (e *testEnv) eventstream(ws, name string) (id, ds string) {
 	streams := r.Body["properties"].(map[string]any)["streams"].([]any)
 	return r.str("id"), streams[0].(map[string]any)["id"].(string)
 }
+
+func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }

@@ -103,6 +103,7 @@ debian_mirror() {
 
 build_base() {
   local t0=$SECONDS mirror rootfs arch java_home
+  [ "$(id -u)" -eq 0 ] || die "building $base_image needs root (debootstrap)"
   if ! command -v debootstrap >/dev/null 2>&1; then
     log "installing debootstrap"
     export DEBIAN_FRONTEND=noninteractive

@@ -138,6 +138,7 @@ func parseOffsets(v, topic, field string, def int64) (map[int32]int64, int64, er
 	}
 	parts := raw
 	if inner, ok := raw[topic]; ok && len(raw) == 1 {
+		parts = nil
 		if err := json.Unmarshal(inner, &parts); err != nil {
 			return nil, 0, fabricerr.BadParameter(field, "want {\"%s\": {\"<partition>\": offset}}: %v", topic, err)
 		}

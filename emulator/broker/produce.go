@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -13,17 +14,15 @@ type Position struct {
 	Offset    int64 `json:"offset"`
 }
 
-// ProduceError reports a produce in which some records were not written.
-// Written lists the positions of those the broker acknowledged (-1 offsets
-// for the others), so a caller never reports as produced what was not.
+// ProduceError reports a produce in which some records were not
+// acknowledged by the broker, so a caller never reports them as produced.
 type ProduceError struct {
-	Failed  int
-	Written []Position
-	Err     error
+	Failed, Total int
+	Err           error
 }
 
 func (e *ProduceError) Error() string {
-	return fmt.Sprintf("produce: %d of %d records failed: %v", e.Failed, len(e.Written), e.Err)
+	return fmt.Sprintf("produce: %d of %d records failed: %v", e.Failed, e.Total, e.Err)
 }
 
 func (e *ProduceError) Unwrap() error { return e.Err }
@@ -41,12 +40,32 @@ func (b *Broker) Produce(ctx context.Context, topic string, records []*kgo.Recor
 	for _, r := range records {
 		r.Topic = topic
 	}
-	// Results arrive in completion order; the records themselves carry
-	// their partition and offset, so positions are read off them in order.
+	// Wait for every acknowledgement, but no longer than ctx: a record still
+	// unacknowledged then counts as failed (and the error says it may yet land).
+	var mu sync.Mutex
 	failures := map[*kgo.Record]error{}
-	for _, r := range b.client.ProduceSync(ctx, records...) {
-		if r.Err != nil {
-			failures[r.Record] = r.Err
+	pending := len(records)
+	done := make(chan struct{})
+	for _, r := range records {
+		b.client.Produce(ctx, r, func(r *kgo.Record, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failures[r] = err
+			}
+			if pending--; pending == 0 {
+				close(done)
+			}
+		})
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		mu.Lock()
+		defer mu.Unlock()
+		if pending > 0 {
+			return nil, &ProduceError{Failed: pending, Total: len(records),
+				Err: fmt.Errorf("%d records not acknowledged in time and may still be written: %w", pending, ctx.Err())}
 		}
 	}
 	pos := make([]Position, len(records))
@@ -64,7 +83,7 @@ func (b *Broker) Produce(ctx context.Context, topic string, records []*kgo.Recor
 		pos[i] = Position{Partition: r.Partition, Offset: r.Offset}
 	}
 	if failed > 0 {
-		return pos, &ProduceError{Failed: failed, Written: pos, Err: first}
+		return nil, &ProduceError{Failed: failed, Total: len(records), Err: first}
 	}
 	return pos, nil
 }
