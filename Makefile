@@ -1,0 +1,50 @@
+# fabrictest — every target installs what it needs, idempotently.
+#
+#   make run        the emulator standalone on its embedded broker (http://127.0.0.1:5080)
+#   make test       every test tier this machine can run (installs its dependencies)
+#   make bench      benchmarks, printed as ratios against raw franz-go
+#   make kafka-image  the local image with apache/kafka:3.9.1's contract
+
+GO        ?= go
+ADDR      ?= 127.0.0.1:5080
+DATA_DIR  ?= $(CURDIR)/.data
+KAFKA     ?= embedded
+LOCAL_KAFKA_IMAGE := fabrictest/kafka:3.9.1-local
+
+export TESTCONTAINERS_RYUK_DISABLED ?= true
+export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
+
+.PHONY: run build test test-deps test-unit test-container kafka-image docker bench vet
+
+run:
+	$(GO) run ./emulator/cmd/fabric-emulator serve --addr $(ADDR) --kafka $(KAFKA) --data-dir $(DATA_DIR)
+
+build:
+	$(GO) build -o bin/fabric-emulator ./emulator/cmd/fabric-emulator
+
+test: test-deps vet test-unit test-container
+
+test-deps:
+	bash scripts/install-test-deps.sh
+
+vet:
+	$(GO) vet ./...
+	$(GO) vet -tags container ./...
+
+# Tier 1: unit and in-process integration tests on the embedded broker.
+test-unit:
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+docker:
+	bash scripts/ensure-docker.sh
+
+kafka-image: docker
+	bash scripts/build-kafka-image.sh
+
+# Tier 2: the same behaviour against real Apache Kafka in a container.
+test-container: kafka-image
+	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
+		$(GO) test -tags container -count=1 -timeout 20m ./fixtures/... ./fabrictest/... ./specs/...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 20x -timeout 20m ./emulator/
