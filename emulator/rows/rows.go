@@ -1,0 +1,50 @@
+// Package rows turns Kafka record values into the rows that operators and
+// destinations work on, one rule for every destination:
+//
+//   - a JSON object becomes a row with one field per member; numbers stay
+//     json.Number so integers and decimals keep their kind, nested objects
+//     are map[string]any and arrays []any;
+//   - any other JSON value (array, string, number, boolean) becomes a row
+//     with a single field "value" holding the record's bytes as text;
+//   - bytes that are not JSON but are valid UTF-8 also become {"value": text};
+//   - bytes that are not UTF-8 become {"value_base64": base64 text};
+//   - a Kafka null value (a tombstone) becomes {"value": nil}.
+//
+// Nothing is dropped: every record yields exactly one row.
+package rows
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// Row is one event as named fields.
+type Row map[string]any
+
+// Field names used for values that are not JSON objects.
+const (
+	ValueField       = "value"
+	ValueBase64Field = "value_base64"
+)
+
+// FromValue converts a record value to a Row by the package rules.
+func FromValue(value []byte) Row {
+	if value == nil {
+		return Row{ValueField: nil}
+	}
+	trimmed := bytes.TrimSpace(value)
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		dec := json.NewDecoder(bytes.NewReader(trimmed))
+		dec.UseNumber()
+		var obj map[string]any
+		if err := dec.Decode(&obj); err == nil && !dec.More() {
+			return Row(obj)
+		}
+	}
+	if utf8.Valid(value) {
+		return Row{ValueField: string(value)}
+	}
+	return Row{ValueBase64Field: base64.StdEncoding.EncodeToString(value)}
+}
