@@ -60,6 +60,18 @@ CREATE TABLE IF NOT EXISTS items (
 	created_at   TEXT NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS items_name ON items(workspace_id, type, display_name COLLATE NOCASE);
+CREATE TABLE IF NOT EXISTS destinations (
+	seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+	id             TEXT NOT NULL UNIQUE,
+	eventstream_id TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+	type           TEXT NOT NULL,
+	workspace_id   TEXT NOT NULL,
+	item_id        TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+	target         TEXT NOT NULL,
+	spec           TEXT NOT NULL DEFAULT '{}',
+	created_at     TEXT NOT NULL,
+	UNIQUE(eventstream_id, type, item_id, target)
+);
 `
 
 // Open opens (creating if needed) the database in dir/metadata.db. An empty

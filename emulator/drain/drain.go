@@ -1,0 +1,302 @@
+// Package drain delivers an Eventstream's Kafka topic to one destination.
+//
+// A Drain consumes every partition of the topic, hands records to its Sink
+// in batches, and after the sink has written a batch durably commits the
+// next offsets to the destination's own consumer group (at-least-once). The
+// sink makes it exactly-once: it records the last offset it wrote per
+// partition atomically with the data (a Delta txn action, a Kusto ingest
+// tag), and Resume reports those offsets so a replay after a crash between
+// the write and the offset commit writes nothing twice.
+//
+// A batch the sink cannot write is retried with backoff until it succeeds or
+// the drain is closed; the records stay in Kafka meanwhile, and WaitPast
+// reports the sink's error to callers waiting on those offsets.
+package drain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Sink writes batches to one destination.
+type Sink interface {
+	// Resume returns, per partition, the highest offset already written
+	// durably; partitions with nothing written are absent.
+	Resume(ctx context.Context, partitions []int32) (map[int32]int64, error)
+	// Write durably and atomically writes the batch. Writing the same
+	// offsets twice must not duplicate anything.
+	Write(ctx context.Context, b Batch) error
+}
+
+// Batch is a run of records, in offset order per partition.
+type Batch struct {
+	Records []*kgo.Record
+	// Last is, per partition, the last offset in Records.
+	Last map[int32]int64
+}
+
+// Config configures a Drain.
+type Config struct {
+	Seeds []string
+	Topic string
+	// Group is the consumer group offsets are committed to.
+	Group string
+	Sink  Sink
+	// MaxBatch caps the records handed to the sink at once (default 10000).
+	MaxBatch int
+	Logger   *slog.Logger
+}
+
+// Drain is one running destination consumer.
+type Drain struct {
+	cfg    Config
+	cl     *kgo.Client
+	adm    *kadm.Client
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu       sync.Mutex
+	next     map[int32]int64 // per partition: offsets below are delivered
+	err      error           // the sink's last error, nil once a write succeeds
+	changed  chan struct{}   // closed and replaced on every change
+	written  int64
+	failures int64
+}
+
+// Start positions a consumer per partition (the group's committed offset,
+// or past what the sink already wrote, whichever is later; partitions with
+// neither start at the end of the log as it is now) and starts delivering.
+func Start(ctx context.Context, cfg Config) (*Drain, error) {
+	if cfg.MaxBatch <= 0 {
+		cfg.MaxBatch = 10_000
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	meta, err := kgo.NewClient(kgo.SeedBrokers(cfg.Seeds...))
+	if err != nil {
+		return nil, fmt.Errorf("connect drain: %w", err)
+	}
+	adm := kadm.NewClient(meta)
+	start, err := startOffsets(ctx, adm, cfg)
+	if err != nil {
+		meta.Close()
+		return nil, err
+	}
+	from := map[int32]kgo.Offset{}
+	for p, o := range start {
+		from[p] = kgo.NewOffset().At(o)
+	}
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(cfg.Seeds...),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{cfg.Topic: from}),
+		kgo.FetchMaxWait(500*time.Millisecond),
+	)
+	if err != nil {
+		meta.Close()
+		return nil, fmt.Errorf("connect drain: %w", err)
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	d := &Drain{cfg: cfg, cl: cl, adm: adm, cancel: cancel, done: make(chan struct{}), next: start, changed: make(chan struct{})}
+	go func() {
+		defer close(d.done)
+		defer meta.Close()
+		d.run(runCtx)
+	}()
+	return d, nil
+}
+
+// startOffsets reads the group's committed offsets and the sink's resume
+// points; with neither, a partition starts at its current end.
+func startOffsets(ctx context.Context, adm *kadm.Client, cfg Config) (map[int32]int64, error) {
+	ends, err := adm.ListEndOffsets(ctx, cfg.Topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list offsets of %s: %w", cfg.Topic, err)
+	}
+	var parts []int32
+	ends.Each(func(o kadm.ListedOffset) { parts = append(parts, o.Partition) })
+	committed, err := adm.FetchOffsets(ctx, cfg.Group)
+	if errors.Is(err, kerr.GroupIDNotFound) { // a group that never committed
+		committed, err = kadm.OffsetResponses{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("fetch offsets of group %s: %w", cfg.Group, err)
+	}
+	written, err := cfg.Sink.Resume(ctx, parts)
+	if err != nil {
+		return nil, fmt.Errorf("read resume points: %w", err)
+	}
+	start := map[int32]int64{}
+	fresh := kadm.Offsets{}
+	for _, p := range parts {
+		o := int64(-1)
+		if c, ok := committed.Lookup(cfg.Topic, p); ok && c.Err == nil && c.At >= 0 {
+			o = c.At
+		}
+		if w, ok := written[p]; ok {
+			o = max(o, w+1)
+		}
+		if o < 0 {
+			end, _ := ends.Lookup(cfg.Topic, p)
+			o = end.Offset
+			fresh.AddOffset(cfg.Topic, p, o, -1)
+		}
+		start[p] = o
+	}
+	if len(fresh) > 0 { // remember where a new binding starts, so a restart does not move it
+		if err := commit(ctx, adm, cfg.Group, fresh); err != nil {
+			return nil, err
+		}
+	}
+	return start, nil
+}
+
+func commit(ctx context.Context, adm *kadm.Client, group string, offs kadm.Offsets) error {
+	resp, err := adm.CommitOffsets(ctx, group, offs)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("commit offsets of group %s: %w", group, err)
+	}
+	return nil
+}
+
+func (d *Drain) run(ctx context.Context) {
+	defer d.cl.Close()
+	for ctx.Err() == nil {
+		fetches := d.cl.PollRecords(ctx, d.cfg.MaxBatch)
+		if ctx.Err() != nil {
+			return
+		}
+		fetches.EachError(func(t string, p int32, err error) {
+			d.cfg.Logger.Warn("drain fetch failed", "topic", t, "partition", p, "err", err)
+		})
+		b := Batch{Last: map[int32]int64{}}
+		fetches.EachRecord(func(r *kgo.Record) {
+			b.Records = append(b.Records, r)
+			b.Last[r.Partition] = r.Offset
+		})
+		if len(b.Records) == 0 {
+			continue
+		}
+		if !d.deliver(ctx, b) {
+			return
+		}
+	}
+}
+
+// deliver writes b until it succeeds (true) or the drain stops (false).
+func (d *Drain) deliver(ctx context.Context, b Batch) bool {
+	backoff := 50 * time.Millisecond
+	for {
+		err := d.cfg.Sink.Write(ctx, b)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		d.cfg.Logger.Warn("destination write failed; retrying", "topic", d.cfg.Topic, "group", d.cfg.Group, "err", err)
+		d.update(func() { d.err = err; d.failures++ })
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+	offs := kadm.Offsets{}
+	for p, o := range b.Last {
+		offs.AddOffset(d.cfg.Topic, p, o+1, -1)
+	}
+	if err := commit(ctx, d.adm, d.cfg.Group, offs); err != nil && ctx.Err() == nil {
+		// Not fatal: the sink's resume points make a replay harmless.
+		d.cfg.Logger.Warn("drain offset commit failed", "err", err)
+	}
+	d.update(func() {
+		for p, o := range b.Last {
+			d.next[p] = o + 1
+		}
+		d.err = nil
+		d.written += int64(len(b.Records))
+	})
+	return true
+}
+
+func (d *Drain) update(fn func()) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	fn()
+	close(d.changed)
+	d.changed = make(chan struct{})
+}
+
+// ErrClosed is returned by WaitPast once the drain is closed.
+var ErrClosed = errors.New("drain closed")
+
+// WaitPast blocks until every partition in offsets has been delivered past
+// the given offset, ctx ends, or the sink fails on a batch at or before it
+// (its error is returned at once; delivery goes on in the background).
+func (d *Drain) WaitPast(ctx context.Context, offsets map[int32]int64) error {
+	for {
+		d.mu.Lock()
+		ch, err, done := d.changed, d.err, true
+		for p, o := range offsets {
+			if d.next[p] <= o {
+				done = false
+			}
+		}
+		d.mu.Unlock()
+		switch {
+		case done:
+			return nil
+		case err != nil:
+			return err
+		}
+		select {
+		case <-ch:
+		case <-d.done:
+			return ErrClosed
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Status is a snapshot of a drain's progress.
+type Status struct {
+	Next     map[int32]int64 // per partition: offsets below are delivered
+	Written  int64           // records delivered since start
+	Failures int64           // failed write attempts since start
+	Err      error           // the last write error, nil when healthy
+}
+
+// Status returns the drain's progress.
+func (d *Drain) Status() Status {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	next := make(map[int32]int64, len(d.next))
+	for p, o := range d.next {
+		next[p] = o
+	}
+	return Status{Next: next, Written: d.written, Failures: d.failures, Err: d.err}
+}
+
+// Close stops the drain and waits for it to finish the write in flight.
+func (d *Drain) Close() error {
+	d.cancel()
+	<-d.done
+	return nil
+}
