@@ -25,6 +25,7 @@ type Server struct {
 	broker *broker.Broker
 	api    *api.API
 	http   *http.Server
+	tmpDir string // OneLake files when there is no data dir
 }
 
 // New builds a Server. Nothing listens until Serve or ListenAndServe.
@@ -61,10 +62,20 @@ func New(opts ...Option) (*Server, error) {
 	if s.broker, err = broker.Parse(cfg.kafka, broker.EmbeddedConfig{Port: cfg.embeddedPort, DataDir: kafkaDir}, broker.WithPartitions(cfg.partitions)); err != nil {
 		return nil, err
 	}
+	oneLake := filepath.Join(cfg.dataDir, "onelake")
+	if cfg.dataDir == "" {
+		if s.tmpDir, err = os.MkdirTemp("", "fabric-emulator-onelake-"); err != nil {
+			return nil, fmt.Errorf("create onelake dir: %w", err)
+		}
+		oneLake = s.tmpDir
+	}
 	s.api = api.New(api.Config{
 		Store: s.store, Broker: s.broker, Issuer: s.issuer, Logger: cfg.logger,
-		PageSize: cfg.pageSize, MaxRequestBytes: cfg.maxRequestBytes,
+		PageSize: cfg.pageSize, MaxRequestBytes: cfg.maxRequestBytes, OneLakeDir: oneLake,
 	})
+	if err := s.api.StartDrains(context.Background()); err != nil {
+		return nil, err
+	}
 	s.http = &http.Server{Handler: s.api, ReadHeaderTimeout: 10 * time.Second}
 	ok = true
 	return s, nil
@@ -95,6 +106,9 @@ func (s *Server) Close() error {
 	if s.http != nil {
 		errs = append(errs, s.http.Close())
 	}
+	if s.api != nil {
+		s.api.CloseDrains()
+	}
 	if s.broker != nil {
 		s.broker.Close()
 		s.broker = nil
@@ -102,6 +116,10 @@ func (s *Server) Close() error {
 	if s.store != nil {
 		errs = append(errs, s.store.Close())
 		s.store = nil
+	}
+	if s.tmpDir != "" {
+		errs = append(errs, os.RemoveAll(s.tmpDir))
+		s.tmpDir = ""
 	}
 	return errors.Join(errs...)
 }

@@ -13,10 +13,12 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/auth"
 	"github.com/fabrictest/fabrictest/emulator/broker"
+	"github.com/fabrictest/fabrictest/emulator/drain"
 	"github.com/fabrictest/fabrictest/emulator/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/store"
 	"github.com/google/uuid"
@@ -34,6 +36,8 @@ type Config struct {
 	MaxRequestBytes int64
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// OneLakeDir is the root of Lakehouse files: <OneLakeDir>/<ws>/<item>/Tables|Files.
+	OneLakeDir string
 }
 
 // DefaultMaxRequestBytes is the default cap on a request body: 16 MiB.
@@ -43,6 +47,9 @@ const DefaultMaxRequestBytes = 16 << 20
 type API struct {
 	cfg Config
 	mux *http.ServeMux
+
+	drainsMu sync.Mutex
+	drains   map[string]*drain.Drain // by destination id
 }
 
 // New returns the API handler for cfg.
@@ -59,7 +66,7 @@ func New(cfg Config) *API {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	a := &API{cfg: cfg, mux: http.NewServeMux()}
+	a := &API{cfg: cfg, mux: http.NewServeMux(), drains: map[string]*drain.Drain{}}
 	a.routes()
 	return a
 }

@@ -60,7 +60,7 @@ var eventstreamKind = kind{
 		}
 		return nil
 	},
-	properties: func(it store.Item) any { return streamsOf(it) },
+	properties: func(_ *API, it store.Item) any { return streamsOf(it) },
 }
 
 // source finds the Eventstream {id} and its stream {ds}. When workspaced, the

@@ -16,6 +16,7 @@ import (
 // Item types with behaviour of their own.
 const (
 	TypeEventstream = "Eventstream"
+	TypeLakehouse   = "Lakehouse"
 )
 
 // itemTypes is Fabric's ItemType enum (common/definitions.json): the generic
@@ -38,11 +39,18 @@ type kind struct {
 	// release runs before the item is deleted.
 	release func(a *API, c *call, it store.Item) error
 	// properties renders the item's properties, nil for none.
-	properties func(it store.Item) any
+	properties func(a *API, it store.Item) any
+	// validName, when set, replaces the generic display-name rules.
+	validName func(name string) error
 }
 
-var kinds = map[string]kind{
-	TypeEventstream: eventstreamKind,
+var kinds map[string]kind
+
+func init() { // a map literal would be an initialization cycle through the kinds' funcs
+	kinds = map[string]kind{
+		TypeEventstream: eventstreamKind,
+		TypeLakehouse:   lakehouseKind,
+	}
 }
 
 // itemJSON is Fabric's Item.
@@ -55,10 +63,10 @@ type itemJSON struct {
 	Properties  any    `json:"properties,omitempty"`
 }
 
-func renderItem(it store.Item) itemJSON {
+func (a *API) renderItem(it store.Item) itemJSON {
 	j := itemJSON{ID: it.ID, Type: it.Type, DisplayName: it.DisplayName, Description: it.Description, WorkspaceID: it.WorkspaceID}
 	if k, ok := kinds[it.Type]; ok && k.properties != nil {
-		j.Properties = k.properties(it)
+		j.Properties = k.properties(a, it)
 	}
 	return j
 }
@@ -72,7 +80,10 @@ func canonicalType(s string) (string, bool) {
 	return itemTypes[i], true
 }
 
-func validItemName(name string) error {
+func validItemName(typ, name string) error {
+	if k, ok := kinds[typ]; ok && k.validName != nil {
+		return k.validName(name)
+	}
 	switch {
 	case strings.TrimSpace(name) == "":
 		return fabricerr.BadParameter("displayName", "is required")
@@ -124,7 +135,7 @@ func (a *API) createItem(typed string) endpoint {
 		} else if req.Type != "" && !strings.EqualFold(req.Type, typed) {
 			return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidItemType, "type %q does not match this route's %s", req.Type, typed)
 		}
-		if err := firstErr(errors.Join(validItemName(req.DisplayName), validItemDescription(req.Description))); err != nil {
+		if err := firstErr(errors.Join(validItemName(typ, req.DisplayName), validItemDescription(req.Description))); err != nil {
 			return err
 		}
 		if len(req.Definition) > 0 || len(req.CreationPayload) > 0 {
@@ -147,7 +158,7 @@ func (a *API) createItem(typed string) endpoint {
 			}
 		}
 		c.location("workspaces", ws.ID, "items", it.ID)
-		return c.JSON(http.StatusCreated, renderItem(it))
+		return c.JSON(http.StatusCreated, a.renderItem(it))
 	}
 }
 
@@ -189,7 +200,7 @@ func (a *API) listItems(typed string) endpoint {
 		}
 		out := make([]itemJSON, len(items))
 		for i, it := range items {
-			out[i] = renderItem(it)
+			out[i] = a.renderItem(it)
 		}
 		return list(c, out, next)
 	}
@@ -201,7 +212,7 @@ func (a *API) getItem(typed string) endpoint {
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, renderItem(it))
+		return c.JSON(http.StatusOK, a.renderItem(it))
 	}
 }
 
@@ -219,7 +230,7 @@ func (a *API) updateItem(typed string) endpoint {
 			return err
 		}
 		if req.DisplayName != nil {
-			if err := validItemName(*req.DisplayName); err != nil {
+			if err := validItemName(it.Type, *req.DisplayName); err != nil {
 				return err
 			}
 			it.DisplayName = *req.DisplayName
@@ -235,7 +246,7 @@ func (a *API) updateItem(typed string) endpoint {
 		} else if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, renderItem(it))
+		return c.JSON(http.StatusOK, a.renderItem(it))
 	}
 }
 
@@ -253,8 +264,12 @@ func (a *API) deleteItem(typed string) endpoint {
 	}
 }
 
-// removeItem releases what the item's kind holds, then deletes it.
+// removeItem stops the drains that read or write the item, releases what
+// the item's kind holds, then deletes it (its bindings go with it).
 func (a *API) removeItem(c *call, it store.Item) error {
+	if err := a.stopDrainsOf(c.r.Context(), it.ID); err != nil {
+		return err
+	}
 	if k, ok := kinds[it.Type]; ok && k.release != nil {
 		if err := k.release(a, c, it); err != nil {
 			return err

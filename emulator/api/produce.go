@@ -41,7 +41,7 @@ type partitionSummary struct {
 // landed. A string value is sent as its UTF-8 bytes, any other JSON value as
 // its compact serialisation, and null as a Kafka null value (a tombstone).
 func (a *API) produce(c *call) error {
-	_, s, err := a.source(c, true, store.RoleContributor)
+	it, s, err := a.source(c, true, store.RoleContributor)
 	if err != nil {
 		return err
 	}
@@ -65,6 +65,9 @@ func (a *API) produce(c *call) error {
 			"the Kafka broker did not accept %d of %d events (%d were written): %v", pe.Failed, len(records), len(records)-pe.Failed, pe.Err)
 	} else if err != nil {
 		return kafkaError(err)
+	}
+	if err := a.awaitDestinations(c.r.Context(), it.ID, pos); err != nil {
+		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{
 		"produced":   len(pos),

@@ -184,3 +184,4 @@ func (a *API) keepAnAdmin(c *call, ws string) error {
 	}
 	return nil
 }
+

@@ -35,6 +35,13 @@ func (a *API) routes() {
 	}
 
 	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/events", true, a.produce)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, a.bind)
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, a.listDestinations)
+	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, a.unbindAll)
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}", true, a.getDestination)
+	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}", true, a.unbind)
+	a.handle("GET /v1/workspaces/{ws}/lakehouses/{id}/tables", true, a.listTables)
+
 	a.handle("GET /v1/eventstreams/{id}/sources/{ds}", true, a.resolve)
 	a.handle("GET /v1/eventstreams/{id}/sources/{ds}/events", true, a.consume)
 }
@@ -42,4 +49,5 @@ func (a *API) routes() {
 // typedCollections maps a typed route's collection to its item type.
 var typedCollections = map[string]string{
 	"eventstreams": TypeEventstream,
+	"lakehouses":   TypeLakehouse,
 }

@@ -1,0 +1,176 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/fabrictest/fabrictest/emulator/broker"
+	"github.com/fabrictest/fabrictest/emulator/drain"
+	"github.com/fabrictest/fabrictest/emulator/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/store"
+)
+
+// sinkFactories build the writer of each destination type.
+var sinkFactories = map[string]func(a *API, d store.Destination) (drain.Sink, error){}
+
+// deliveryTimeout bounds how long a produce waits for its destinations.
+const deliveryTimeout = 30 * time.Second
+
+// StartDrains starts a drain for every stored destination; the server calls
+// it once at start-up.
+func (a *API) StartDrains(ctx context.Context) error {
+	if !a.cfg.Broker.Enabled() {
+		return nil
+	}
+	ds, err := a.cfg.Store.ListDestinations(ctx, "")
+	if err != nil {
+		return err
+	}
+	for _, d := range ds {
+		if err := a.startDrain(ctx, d); err != nil {
+			return fmt.Errorf("start destination %s: %w", d.ID, err)
+		}
+	}
+	return nil
+}
+
+// startDrain starts delivering d (nothing to do without a broker: the
+// drain starts with the next server that has one).
+func (a *API) startDrain(ctx context.Context, d store.Destination) error {
+	if !a.cfg.Broker.Enabled() {
+		return nil
+	}
+	mk, ok := sinkFactories[d.Type]
+	if !ok {
+		return fabricerr.BadParameter("type", "%s destinations are not available in this build", d.Type)
+	}
+	sink, err := mk(a, d)
+	if err != nil {
+		return err
+	}
+	es, err := a.cfg.Store.GetItem(ctx, d.EventstreamID)
+	if err != nil {
+		return err
+	}
+	streams := streamsOf(es).Streams
+	if len(streams) == 0 {
+		return fmt.Errorf("eventstream %s has no stream", es.ID)
+	}
+	if err := a.cfg.Broker.EnsureTopic(ctx, streams[0].Topic); err != nil {
+		return kafkaError(err)
+	}
+	dr, err := drain.Start(ctx, drain.Config{
+		Seeds: a.cfg.Broker.Bootstrap(), Topic: streams[0].Topic, Group: "fabric-emulator-destination-" + d.ID,
+		Sink: sink, Logger: a.cfg.Logger.With("destination", d.ID),
+	})
+	if err != nil {
+		return kafkaError(err)
+	}
+	a.drainsMu.Lock()
+	old := a.drains[d.ID]
+	a.drains[d.ID] = dr
+	a.drainsMu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	return nil
+}
+
+func (a *API) stopDrain(id string) error {
+	a.drainsMu.Lock()
+	dr := a.drains[id]
+	delete(a.drains, id)
+	a.drainsMu.Unlock()
+	if dr != nil {
+		return dr.Close()
+	}
+	return nil
+}
+
+// stopDrainsOf stops the drains that read from or write to item id.
+func (a *API) stopDrainsOf(ctx context.Context, itemID string) error {
+	from, err := a.cfg.Store.ListDestinations(ctx, itemID)
+	if err != nil {
+		return err
+	}
+	to, err := a.cfg.Store.ListDestinationsOfItem(ctx, itemID)
+	if err != nil {
+		return err
+	}
+	for _, d := range append(from, to...) {
+		if err := a.stopDrain(d.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *API) drainStatus(id string) (drain.Status, bool) {
+	a.drainsMu.Lock()
+	dr := a.drains[id]
+	a.drainsMu.Unlock()
+	if dr == nil {
+		return drain.Status{}, false
+	}
+	return dr.Status(), true
+}
+
+// CloseDrains stops every drain.
+func (a *API) CloseDrains() {
+	a.drainsMu.Lock()
+	ds := a.drains
+	a.drains = map[string]*drain.Drain{}
+	a.drainsMu.Unlock()
+	for _, d := range ds {
+		d.Close()
+	}
+}
+
+// awaitDestinations waits until every destination of the Eventstream has
+// delivered past the produced positions (read-your-writes for tests). A
+// failing destination answers 502 naming it; the events stay in Kafka and
+// are delivered when it recovers.
+func (a *API) awaitDestinations(ctx context.Context, eventstreamID string, pos []broker.Position) error {
+	ds, err := a.cfg.Store.ListDestinations(ctx, eventstreamID)
+	if err != nil || len(ds) == 0 {
+		return err
+	}
+	last := map[int32]int64{}
+	for _, p := range pos {
+		last[p.Partition] = max(last[p.Partition], p.Offset)
+	}
+	ctx, cancel := context.WithTimeout(ctx, deliveryTimeout)
+	defer cancel()
+	for _, d := range ds {
+		a.drainsMu.Lock()
+		dr := a.drains[d.ID]
+		a.drainsMu.Unlock()
+		if dr == nil {
+			continue
+		}
+		err := dr.WaitPast(ctx, last)
+		switch {
+		case err == nil, errors.Is(err, drain.ErrClosed): // unbound meanwhile
+		case errors.Is(err, context.DeadlineExceeded):
+			return fabricerr.New(http.StatusGatewayTimeout, "DestinationTimeout",
+				"%d events were written to Kafka, but %s has not delivered them within %s; they stay in Kafka and will be delivered",
+				len(pos), describe(d), deliveryTimeout).WithResource(d.ID, "Destination")
+		default:
+			return fabricerr.New(http.StatusBadGateway, "DestinationFailed",
+				"%d events were written to Kafka, but %s failed: %v; they stay in Kafka and will be delivered when it recovers",
+				len(pos), describe(d), err).WithResource(d.ID, "Destination")
+		}
+	}
+	return nil
+}
+
+func describe(d store.Destination) string {
+	s := fmt.Sprintf("the %s destination %s (item %s", d.Type, d.ID, d.ItemID)
+	if d.Target != "" {
+		s += ", table " + d.Target
+	}
+	return s + ")"
+}
