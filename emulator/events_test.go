@@ -381,7 +381,9 @@ func TestCreateEventstreamWithUnreachableBroker(t *testing.T) {
 	e := startEnv(t, emulator.WithKafka("127.0.0.1:1"))
 	ws := e.workspace("w")
 	done := make(chan resp, 1)
-	go func() { done <- e.call("POST", "/v1/workspaces/"+ws+"/eventstreams", map[string]any{"displayName": "es"}) }()
+	go func() {
+		done <- e.call("POST", "/v1/workspaces/"+ws+"/eventstreams", map[string]any{"displayName": "es"})
+	}()
 	select {
 	case r := <-done:
 		e.wantError(r, 502, "KafkaUnavailable")

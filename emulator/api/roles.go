@@ -184,4 +184,3 @@ func (a *API) keepAnAdmin(c *call, ws string) error {
 	}
 	return nil
 }
-
