@@ -71,7 +71,7 @@ func New(opts ...Option) (*Server, error) {
 	}
 	s.api = api.New(api.Config{
 		Store: s.store, Broker: s.broker, Issuer: s.issuer, Logger: cfg.logger,
-		PageSize: cfg.pageSize, MaxRequestBytes: cfg.maxRequestBytes, OneLakeDir: oneLake,
+		PageSize: cfg.pageSize, MaxRequestBytes: cfg.maxRequestBytes, OneLakeDir: oneLake, KQLURL: cfg.kqlURL,
 	})
 	if err := s.api.StartDrains(context.Background()); err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ type config struct {
 	pageSize        int
 	maxRequestBytes int64
 	logger          *slog.Logger
+	kqlURL          string
 }
 
 func defaults() config {
@@ -91,4 +92,11 @@ func WithMaxRequestBytes(n int64) Option {
 // WithLogger sets the logger for server-side failures (default: discard).
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error { c.logger = l; return nil }
+}
+
+// WithKQLURL attaches the Kusto engine that Eventhouse destinations ingest
+// into (kustainer, the kustofake stand-in, or any engine URL). Without it,
+// Eventhouse items still work, and their produces answer 502 naming --kql-url.
+func WithKQLURL(url string) Option {
+	return func(c *config) error { c.kqlURL = strings.TrimRight(url, "/"); return nil }
 }

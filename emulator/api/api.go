@@ -38,6 +38,8 @@ type Config struct {
 	Now func() time.Time
 	// OneLakeDir is the root of Lakehouse files: <OneLakeDir>/<ws>/<item>/Tables|Files.
 	OneLakeDir string
+	// KQLURL is the Kusto engine behind Eventhouses ("" when none is attached).
+	KQLURL string
 }
 
 // DefaultMaxRequestBytes is the default cap on a request body: 16 MiB.

@@ -17,6 +17,8 @@ import (
 const (
 	TypeEventstream = "Eventstream"
 	TypeLakehouse   = "Lakehouse"
+	TypeEventhouse  = "Eventhouse"
+	TypeKQLDatabase = "KQLDatabase"
 )
 
 // itemTypes is Fabric's ItemType enum (common/definitions.json): the generic
@@ -42,6 +44,9 @@ type kind struct {
 	properties func(a *API, it store.Item) any
 	// validName, when set, replaces the generic display-name rules.
 	validName func(name string) error
+	// creation, when set, validates the create request's creationPayload
+	// (nil when absent) and sets the item's properties before it is stored.
+	creation func(a *API, c *call, it *store.Item, payload json.RawMessage) error
 }
 
 var kinds map[string]kind
@@ -50,6 +55,8 @@ func init() { // a map literal would be an initialization cycle through the kind
 	kinds = map[string]kind{
 		TypeEventstream: eventstreamKind,
 		TypeLakehouse:   lakehouseKind,
+		TypeEventhouse:  eventhouseKind,
+		TypeKQLDatabase: kqlDatabaseKind,
 	}
 }
 
@@ -138,7 +145,8 @@ func (a *API) createItem(typed string) endpoint {
 		if err := firstErr(errors.Join(validItemName(typ, req.DisplayName), validItemDescription(req.Description))); err != nil {
 			return err
 		}
-		if len(req.Definition) > 0 || len(req.CreationPayload) > 0 {
+		k := kinds[typ]
+		if len(req.Definition) > 0 || (len(req.CreationPayload) > 0 && k.creation == nil) {
 			return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidRequest,
 				"creating a %s with a definition or creationPayload is not supported by this emulator yet", typ)
 		}
@@ -146,12 +154,17 @@ func (a *API) createItem(typed string) endpoint {
 			return fabricerr.NotFound("FolderNotFound", "Folder", req.FolderID)
 		}
 		it := store.Item{ID: uuid.NewString(), WorkspaceID: ws.ID, Type: typ, DisplayName: req.DisplayName, Description: req.Description, CreatedAt: a.cfg.Now()}
+		if k.creation != nil {
+			if err := k.creation(a, c, &it, req.CreationPayload); err != nil {
+				return err
+			}
+		}
 		if err := a.cfg.Store.CreateItem(c.r.Context(), it); errors.Is(err, store.ErrConflict) {
 			return nameInUse(typ, req.DisplayName)
 		} else if err != nil {
 			return err
 		}
-		if k, ok := kinds[typ]; ok && k.provision != nil {
+		if k.provision != nil {
 			if err := k.provision(a, c, &it); err != nil {
 				_ = a.cfg.Store.DeleteItem(c.r.Context(), it.ID)
 				return err

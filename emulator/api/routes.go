@@ -50,4 +50,6 @@ func (a *API) routes() {
 var typedCollections = map[string]string{
 	"eventstreams": TypeEventstream,
 	"lakehouses":   TypeLakehouse,
+	"eventhouses":  TypeEventhouse,
+	"kqlDatabases": TypeKQLDatabase,
 }

@@ -81,7 +81,6 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	_ = kqlURL // Eventhouse destinations arrive with a later release; the flag is reserved.
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
@@ -93,6 +92,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		emulator.WithEmbeddedKafkaPort(*kafkaPort),
 		emulator.WithPartitions(*partitions),
 		emulator.WithLogger(logger),
+		emulator.WithKQLURL(*kqlURL),
 	)
 	if err != nil {
 		return err
