@@ -13,6 +13,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/api"
 	"github.com/fabrictest/fabrictest/emulator/auth"
 	"github.com/fabrictest/fabrictest/emulator/broker"
+	"github.com/fabrictest/fabrictest/emulator/jobs"
 	"github.com/fabrictest/fabrictest/emulator/store"
 )
 
@@ -24,6 +25,7 @@ type Server struct {
 	issuer *auth.Issuer
 	broker *broker.Broker
 	api    *api.API
+	jobs   *jobs.Runner
 	http   *http.Server
 	tmpDir string // OneLake files when there is no data dir
 }
@@ -62,6 +64,7 @@ func New(opts ...Option) (*Server, error) {
 	if s.broker, err = broker.Parse(cfg.kafka, broker.EmbeddedConfig{Port: cfg.embeddedPort, DataDir: kafkaDir}, broker.WithPartitions(cfg.partitions)); err != nil {
 		return nil, err
 	}
+	s.jobs = jobs.NewRunner(s.store, cfg.jobWebhook, cfg.logger)
 	oneLake := filepath.Join(cfg.dataDir, "onelake")
 	if cfg.dataDir == "" {
 		if s.tmpDir, err = os.MkdirTemp("", "fabric-emulator-onelake-"); err != nil {
@@ -71,8 +74,11 @@ func New(opts ...Option) (*Server, error) {
 	}
 	s.api = api.New(api.Config{
 		Store: s.store, Broker: s.broker, Issuer: s.issuer, Logger: cfg.logger,
-		PageSize: cfg.pageSize, MaxRequestBytes: cfg.maxRequestBytes, OneLakeDir: oneLake, KQLURL: cfg.kqlURL,
+		PageSize: cfg.pageSize, MaxRequestBytes: cfg.maxRequestBytes, OneLakeDir: oneLake, KQLURL: cfg.kqlURL, Jobs: s.jobs,
 	})
+	if err := s.jobs.Recover(context.Background()); err != nil {
+		return nil, err
+	}
 	if err := s.api.StartDrains(context.Background()); err != nil {
 		return nil, err
 	}
@@ -109,6 +115,9 @@ func (s *Server) Close() error {
 	if s.api != nil {
 		s.api.CloseDrains()
 	}
+	if s.jobs != nil {
+		s.jobs.Close()
+	}
 	if s.broker != nil {
 		s.broker.Close()
 		s.broker = nil
@@ -130,6 +139,19 @@ func (s *Server) KafkaBootstrap() []string { return s.broker.Bootstrap() }
 
 // KafkaKind is "embedded", "external" or "none".
 func (s *Server) KafkaKind() string { return s.broker.Kind() }
+
+// JobHandler runs a job instance; its error fails the instance with the
+// error as the failure reason.
+type JobHandler = jobs.Handler
+
+// Job is what a JobHandler receives.
+type Job = jobs.Job
+
+// HandleJobs registers h to run jobs of jobType on item itemID (an empty
+// itemID or jobType matches every item or job type; the most specific
+// registration wins). Without a handler or a job webhook, jobs fail with
+// NoJobRunner.
+func (s *Server) HandleJobs(itemID, jobType string, h JobHandler) { s.jobs.Handle(itemID, jobType, h) }
 
 // Token mints a bearer token for principal (auth.DefaultPrincipal when
 // empty) that this server accepts.

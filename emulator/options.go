@@ -15,6 +15,7 @@ type config struct {
 	maxRequestBytes int64
 	logger          *slog.Logger
 	kqlURL          string
+	jobWebhook      string
 }
 
 func defaults() config {
@@ -99,4 +100,10 @@ func WithLogger(l *slog.Logger) Option {
 // Eventhouse items still work, and their produces answer 502 naming --kql-url.
 func WithKQLURL(url string) Option {
 	return func(c *config) error { c.kqlURL = strings.TrimRight(url, "/"); return nil }
+}
+
+// WithJobWebhook posts every job instance that no registered handler runs
+// to url as JSON; a 2xx answer completes it, anything else fails it.
+func WithJobWebhook(url string) Option {
+	return func(c *config) error { c.jobWebhook = url; return nil }
 }

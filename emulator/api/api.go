@@ -20,6 +20,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/broker"
 	"github.com/fabrictest/fabrictest/emulator/drain"
 	"github.com/fabrictest/fabrictest/emulator/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/jobs"
 	"github.com/fabrictest/fabrictest/emulator/store"
 	"github.com/google/uuid"
 )
@@ -38,6 +39,8 @@ type Config struct {
 	Now func() time.Time
 	// OneLakeDir is the root of Lakehouse files: <OneLakeDir>/<ws>/<item>/Tables|Files.
 	OneLakeDir string
+	// Jobs runs job instances.
+	Jobs *jobs.Runner
 	// KQLURL is the Kusto engine behind Eventhouses ("" when none is attached).
 	KQLURL string
 }

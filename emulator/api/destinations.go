@@ -15,7 +15,11 @@ import (
 // destinationTypes maps each bindable type to the item types it accepts.
 var destinationTypes = map[string][]string{
 	"Lakehouse": {TypeLakehouse},
+	"Reflex":    {TypeReflex},
 }
+
+// tableless destination types take no table.
+var tableless = map[string]bool{"Reflex": true}
 
 type destinationJSON struct {
 	ID          string         `json:"id"`
@@ -71,7 +75,7 @@ func (a *API) bind(c *call) error {
 		}
 	}
 	if typ == "" {
-		return fabricerr.BadParameter("type", "%q is not a destination type this emulator delivers to; want Lakehouse", req.Type)
+		return fabricerr.BadParameter("type", "%q is not a destination type this emulator delivers to; want Lakehouse or Reflex", req.Type)
 	}
 	if _, err := uuid.Parse(req.ItemID); err != nil {
 		return fabricerr.BadParameter("itemId", "want the GUID of the target item, got %q", req.ItemID)
@@ -101,7 +105,11 @@ func (a *API) bind(c *call) error {
 	if !slices.Contains(accepts, target.Type) {
 		return fabricerr.BadParameter("itemId", "item %s is a %s, but a %s destination needs a %s", target.ID, target.Type, typ, strings.Join(accepts, " or "))
 	}
-	if err := validTableName("table", req.Table); err != nil {
+	if tableless[typ] {
+		if req.Table != "" {
+			return fabricerr.BadParameter("table", "a %s destination takes no table", typ)
+		}
+	} else if err := validTableName("table", req.Table); err != nil {
 		return err
 	}
 	if d, err := a.cfg.Store.FindDestination(c.r.Context(), es.ID, typ, target.ID, req.Table); err == nil {

@@ -19,6 +19,7 @@ const (
 	TypeLakehouse   = "Lakehouse"
 	TypeEventhouse  = "Eventhouse"
 	TypeKQLDatabase = "KQLDatabase"
+	TypeReflex      = "Reflex"
 )
 
 // itemTypes is Fabric's ItemType enum (common/definitions.json): the generic

@@ -42,6 +42,18 @@ func (a *API) routes() {
 	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}", true, a.unbind)
 	a.handle("GET /v1/workspaces/{ws}/lakehouses/{id}/tables", true, a.listTables)
 
+	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/{jobType}/instances", true, a.runJob)
+	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/instances", true, a.runJob)
+	a.handle("GET /v1/workspaces/{ws}/items/{id}/jobs/instances", true, a.listJobs)
+	a.handle("GET /v1/workspaces/{ws}/items/{id}/jobs/instances/{job}", true, a.getJob)
+	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/instances/{job}/cancel", true, a.cancelJob)
+
+	a.handle("POST /v1/workspaces/{ws}/reflexes/{id}/triggers", true, a.createTrigger)
+	a.handle("GET /v1/workspaces/{ws}/reflexes/{id}/triggers", true, a.listTriggers)
+	a.handle("GET /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, a.getTrigger)
+	a.handle("PATCH /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, a.updateTrigger)
+	a.handle("DELETE /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, a.deleteTrigger)
+
 	a.handle("GET /v1/eventstreams/{id}/sources/{ds}", true, a.resolve)
 	a.handle("GET /v1/eventstreams/{id}/sources/{ds}/events", true, a.consume)
 }
@@ -52,4 +64,5 @@ var typedCollections = map[string]string{
 	"lakehouses":   TypeLakehouse,
 	"eventhouses":  TypeEventhouse,
 	"kqlDatabases": TypeKQLDatabase,
+	"reflexes":     TypeReflex,
 }

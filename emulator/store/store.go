@@ -72,6 +72,29 @@ CREATE TABLE IF NOT EXISTS destinations (
 	created_at     TEXT NOT NULL,
 	UNIQUE(eventstream_id, type, item_id, target)
 );
+CREATE TABLE IF NOT EXISTS triggers (
+	seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+	id           TEXT NOT NULL UNIQUE,
+	reflex_id    TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+	body         TEXT NOT NULL,
+	created_at   TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS job_instances (
+	seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+	id             TEXT NOT NULL UNIQUE,
+	workspace_id   TEXT NOT NULL,
+	item_id        TEXT NOT NULL,
+	job_type       TEXT NOT NULL,
+	invoke_type    TEXT NOT NULL,
+	status         TEXT NOT NULL,
+	start_time     TEXT NOT NULL DEFAULT '',
+	end_time       TEXT NOT NULL DEFAULT '',
+	failure        TEXT NOT NULL DEFAULT '',
+	trigger_event  TEXT NOT NULL DEFAULT '',
+	dedupe_key     TEXT UNIQUE,
+	created_at     TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS job_instances_item ON job_instances(item_id, seq);
 `
 
 // Open opens (creating if needed) the database in dir/metadata.db. An empty

@@ -77,6 +77,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	kqlURL := fs.String("kql-url", env("FABRIC_KQL_URL", ""), "Kusto engine for Eventhouse destinations (FABRIC_KQL_URL)")
 	kafkaPort := fs.Int("embedded-kafka-port", envInt("FABRIC_EMBEDDED_KAFKA_PORT", 0), "loopback port of the embedded broker; 0 picks a free one (FABRIC_EMBEDDED_KAFKA_PORT)")
 	partitions := fs.Int("partitions", envInt("FABRIC_EVENTSTREAM_PARTITIONS", 4), "partitions of each new Eventstream topic (FABRIC_EVENTSTREAM_PARTITIONS)")
+	jobWebhook := fs.String("job-webhook", env("FABRIC_JOB_WEBHOOK", ""), "URL each job instance (manual or Activator-triggered) is POSTed to as JSON; 2xx completes it (FABRIC_JOB_WEBHOOK)")
 	verbose := fs.Bool("v", false, "log every server-side failure at debug detail")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -93,6 +94,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		emulator.WithPartitions(*partitions),
 		emulator.WithLogger(logger),
 		emulator.WithKQLURL(*kqlURL),
+		emulator.WithJobWebhook(*jobWebhook),
 	)
 	if err != nil {
 		return err
