@@ -395,3 +395,19 @@ func TestCreateEventstreamWithUnreachableBroker(t *testing.T) {
 		t.Fatalf("%d items left behind", n)
 	}
 }
+
+// TestProduceHistoricalTimestamps: an event-time far in the past is data,
+// not a delivery deadline.
+func TestProduceHistoricalTimestamps(t *testing.T) {
+	e := startEnv(t)
+	s := newStream(e)
+	e.must(200, e.call("POST", s.produce, `{"events":[{"key":"k","value":"a","timestamp":1700000000000},{"key":"k","value":"b","timestamp":"2024-02-29T12:34:56Z"},{"key":"j","value":"c"}]}`))
+	recs, _ := s.consume("")
+	got := map[string]string{}
+	for _, r := range recs {
+		got[string(r.Value)] = r.Timestamp
+	}
+	if len(recs) != 3 || got["a"] != "2023-11-14T22:13:20.000Z" || got["b"] != "2024-02-29T12:34:56.000Z" {
+		t.Fatalf("records %v", got)
+	}
+}

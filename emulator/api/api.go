@@ -9,7 +9,6 @@
 package api
 
 import (
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/auth"
+	gojson "github.com/goccy/go-json"
 	"github.com/fabrictest/fabrictest/emulator/broker"
 	"github.com/fabrictest/fabrictest/emulator/drain"
 	"github.com/fabrictest/fabrictest/emulator/fabricerr"
@@ -148,7 +148,7 @@ func (s *statusRecorder) WriteHeader(code int)        { s.status = code }
 func (c *call) JSON(status int, v any) error {
 	c.w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	c.w.WriteHeader(status)
-	return json.NewEncoder(c.w).Encode(v)
+	return gojson.NewEncoder(c.w).Encode(v)
 }
 
 // baseURL is the scheme and host the caller reached us at.

@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -121,7 +120,6 @@ func connect(kind string, seeds []string, opts []Option) (*Broker, error) {
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(seeds...),
 		kgo.ProducerLinger(0),
-		kgo.RecordDeliveryTimeout(15*time.Second),
 		kgo.MaxBufferedRecords(1_000_000),
 		kgo.RequestRetries(3),
 	)
