@@ -16,12 +16,12 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/auth"
-	gojson "github.com/goccy/go-json"
 	"github.com/fabrictest/fabrictest/emulator/broker"
 	"github.com/fabrictest/fabrictest/emulator/drain"
 	"github.com/fabrictest/fabrictest/emulator/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/jobs"
 	"github.com/fabrictest/fabrictest/emulator/store"
+	gojson "github.com/goccy/go-json"
 	"github.com/google/uuid"
 )
 

@@ -127,4 +127,3 @@ func (a *API) databasesOf(ctx context.Context, eh store.Item) ([]store.Item, err
 	}
 	return out, nil
 }
-

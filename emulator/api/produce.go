@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/broker"
-	gojson "github.com/goccy/go-json"
 	"github.com/fabrictest/fabrictest/emulator/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/store"
+	gojson "github.com/goccy/go-json"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
