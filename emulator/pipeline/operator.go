@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -163,7 +162,23 @@ func (w Window) Step() time.Duration {
 	return w.Duration
 }
 
-// FieldType names a ManageFields cast target.
+// FieldType names a ManageFields cast target. Null casts to null; a value
+// that cannot be converted becomes null and is counted in
+// Stats.CastFailures (the row is kept). The conversions:
+//
+//   - string: strings unchanged; numbers as their JSON text; booleans as
+//     "true"/"false"; objects and arrays as compact JSON.
+//   - long: integers unchanged; doubles truncated toward zero (if within
+//     int64); strings parsed as an integer, else as a decimal then
+//     truncated; booleans 1/0. The result is an integer json.Number.
+//   - double: numbers; strings parsed as a finite decimal; booleans 1.0/0.0.
+//     The result is a json.Number with a decimal point or an exponent.
+//   - boolean: booleans; strings "true"/"false"/"1"/"0" (any case, trimmed);
+//     numbers (0 is false, anything else true).
+//   - timestamp: RFC 3339 strings and epoch-millisecond numbers, as an RFC
+//     3339 UTC string ("2026-01-02T03:04:05.5Z").
+//
+// Objects and arrays cast only to string.
 type FieldType string
 
 // The cast targets. Parse also accepts Fabric's names: BigInt (and int,
@@ -275,9 +290,14 @@ func (m ManageFields) validate(path string) error {
 }
 
 func (g GroupBy) validate(path string) error {
-	if err := g.Window.validate(join(path, "window")); err != nil {
+	if err := g.validateBody(path); err != nil {
 		return err
 	}
+	return g.Window.validate(join(path, "window"))
+}
+
+// validateBody checks keys and aggregates, all but the window.
+func (g GroupBy) validateBody(path string) error {
 	if err := uniqueNames(join(path, "keys"), g.Keys); err != nil {
 		return err
 	}
@@ -485,8 +505,4 @@ func (w Window) spec() *WindowSpec {
 		s.AllowedLateness = w.AllowedLateness.String()
 	}
 	return s
-}
-
-func (w Window) String() string {
-	return fmt.Sprintf("%s %v", w.Kind, w.Duration)
 }

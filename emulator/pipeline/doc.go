@@ -1,0 +1,135 @@
+// Package pipeline runs Eventstream operators — Filter, ManageFields and
+// GroupBy over tumbling or hopping windows — over rows (see package rows).
+// It is pure: no HTTP, no Kafka. The /operators routes call Parse; each
+// destination's drain feeds the records it reads to a Pipeline and writes
+// what comes out.
+//
+// # JSON shapes
+//
+// Parse accepts an array of operators (or {"operators": [...]}, or one
+// operator object). One example each:
+//
+//	{"type": "Filter", "condition": {"field": "temp", "op": "gt", "value": 20}}
+//	{"type": "Filter", "condition": {"and": [
+//	    {"field": "site", "op": "eq", "value": "oslo"},
+//	    {"or": [{"field": "temp", "op": "gte", "value": 30},
+//	            {"not": {"field": "alarm", "op": "exists"}}]}]}}
+//	{"type": "ManageFields", "keep": ["id", "temp", "ts", "device.id"],
+//	    "drop": ["debug"], "rename": {"device.id": "device"},
+//	    "cast": {"temp": "double", "ts": "timestamp"}}
+//	{"type": "GroupBy", "keys": ["device"],
+//	    "aggregates": [{"fn": "count", "as": "n"}, {"fn": "avg", "field": "temp"}],
+//	    "window": {"kind": "hopping", "duration": "10m", "hop": "5m",
+//	               "on": "ts", "allowedLateness": "30s"}}
+//	{"type": "GroupBy", "keys": ["src"], "aggregates": [{"fn": "sum", "field": "v", "as": "total"}],
+//	    "kind": "tumbling", "duration": "1m", "on": "ts"}          (the seed's flat window)
+//	[{"type": "Window", "kind": "tumbling", "duration": "1m", "on": "ts"},
+//	 {"type": "GroupBy", "keys": ["_window_start", "src"],
+//	  "aggregates": [{"fn": "count", "as": "n"}]}]              (the seed's pair: one windowed GroupBy)
+//
+// Sliding, session and snapshot windows, Join, Union, Expand, Aggregate and
+// SQL operators, percentile/deviation/variance functions and calendar
+// duration units are refused by name with a *NotSupportedError; anything
+// malformed is a *ValidationError. Both name the field at fault
+// ("operators[1].aggregates[0].fn") and both are answered with 400.
+//
+// # Field names
+//
+// A field name that is a top-level key of the row reaches that field, even
+// when it contains dots. Otherwise a dotted name walks nested objects:
+// "device.id" is row["device"]["id"]. Arrays are not indexed. The same rule
+// holds for Filter fields, ManageFields names, GroupBy keys and aggregate
+// fields, and a window's "on" field. GroupBy output fields are named by the
+// key as written ("device.id" becomes a top-level "device.id").
+//
+// # Filter
+//
+// See Op for the comparison rules: numbers against numbers (numerically),
+// strings against strings (byte order, or as instants when both are RFC 3339
+// timestamps), booleans by eq/ne only; a type mismatch fails the comparison,
+// ne included; missing and null are the same and fail everything but exists,
+// eq null and ne null. Conditions never fail at run time.
+//
+// # ManageFields
+//
+// keep, drop, cast, rename apply in that order to the input field names.
+// A value a cast cannot convert becomes null and is counted
+// (Stats.CastFailures); rows are never dropped. See FieldType for the
+// conversions and ManageFields for the Fabric mapping.
+//
+// # Windows and time
+//
+// A window is [start, start+duration) with starts at offset + k·step from
+// the Unix epoch (step = hop for hopping windows, duration for tumbling);
+// a row counts in every window covering its time. The time is the field
+// named by "on" — an RFC 3339 string (any offset, fractions allowed) or a
+// number of milliseconds since the epoch (1700–2200) — or, without "on",
+// the Kafka record timestamp (arrival time). A row with no usable time is
+// dropped by GroupBy and counted in Stats.MissingTime.
+//
+// A window is emitted exactly once, when it closes: when the watermark — the
+// smallest, over the partitions seen, of the largest time seen on that
+// partition, minus allowedLateness — reaches its end, or when Advance's wall
+// clock does. For the wall clock each partition is assumed to run at
+// wall-clock speed since its last record: its clock reads maxEvent +
+// (now − maxRecordTimestamp). On arrival time that is now itself, so a
+// window closes once now − allowedLateness passes its end; on event time that
+// tracks record time it is the same, and a replay of old data is closed only
+// after it has been idle for the window's remaining length plus lateness,
+// not the moment it arrives. A row for a window already emitted is late: it
+// is dropped from that window (it still counts in any overlapping window
+// still open) and counted once in Stats.Late.
+//
+// Closing is decided after every record, so the output — rows and their
+// order — depends only on the sequence of records fed (and on the Advance
+// calls), not on how the records were split into Process calls. Windows
+// closing together come out ordered by start, then by key. Because the
+// watermark is a minimum over partitions, when the topic's partitions are
+// declared up front (ExpectPartitions) and each is in time order (within
+// allowedLateness), no record is late however the partitions are
+// interleaved, and the set of rows is the same for every interleaving. Output rows carry window_start, window_end
+// and _window_start (the seed's name), RFC 3339 UTC strings; the key fields;
+// one field per aggregate (see AggFunc for types and null rules).
+//
+// # Restart protocol
+//
+// Snapshot encodes everything the pipeline holds, including Offsets(): for
+// each partition the offset after the last record fed. Process skips records
+// below those offsets (Stats.Replayed), so feeding from an earlier offset is
+// harmless. Windows can close on the wall clock, which a replay does not
+// repeat, so the rows a batch produced must be stored with the state they
+// came from, before they are delivered. Per destination, the drain keeps one
+// durable record {snapshot, pending rows, seq}:
+//
+//	out := p.Process(batch)                   // batch read from Kafka
+//	out = append(out, p.Advance(time.Now())...)
+//	snap, _ := p.Snapshot()
+//	seq++
+//	store.Put(dest, record{snap, out, seq})   // one atomic write: state + rows it owes
+//	deliver(out, seq)                         // idempotent per seq: Delta txn{appId: dest, version: seq}
+//	commit Kafka offsets p.Offsets()          // advisory; the snapshot is authoritative
+//
+// On restart:
+//
+//	rec := store.Get(dest)
+//	p, _ := pipeline.New(ops); p.Restore(rec.snap)
+//	deliver(rec.out, rec.seq)                 // a no-op if it landed before the crash
+//	resume reading each partition at p.Offsets()[partition] (others: committed offset)
+//
+// A crash before Put loses nothing: nothing of that batch was delivered, and
+// the restored pipeline reads it again from the stored offsets. A crash
+// after Put re-delivers the stored rows under the same seq, which the
+// destination skips if they had landed. So a restart
+// neither loses nor duplicates a window. When nothing was emitted, storing
+// the snapshot alone (with empty rows) is enough. Restore refuses a snapshot
+// of other operators (ErrSnapshotMismatch): changing a destination's
+// operators starts its windows afresh.
+//
+// # Fabric's eventstream.json
+//
+// Filter, ManageFields and GroupBy document how Fabric's operator
+// properties map onto them; Parse already accepts Fabric's names for ops,
+// functions, cast types and duration units, so an importer only reshapes.
+// Fabric's Join, Union, Expand, Aggregate and SQL operators and its Sliding,
+// Session and Snapshot windows have no counterpart and are refused.
+package pipeline
