@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/fabrictest/fabrictest/emulator"
 )
@@ -136,3 +137,5 @@ func (e *testEnv) eventstream(ws, name string) (id, ds string) {
 }
 
 func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
+
+func sleep() { time.Sleep(20 * time.Millisecond) }

@@ -13,8 +13,8 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/store"
 )
 
-// sinkFactories build the writer of each destination type.
-var sinkFactories = map[string]func(a *API, d store.Destination) (drain.Sink, error){}
+// writers build the row writer of each destination type.
+var writers = map[string]func(a *API, d store.Destination) (rowWriter, error){}
 
 // deliveryTimeout bounds how long a produce waits for its destinations.
 const deliveryTimeout = 30 * time.Second
@@ -43,15 +43,27 @@ func (a *API) startDrain(ctx context.Context, d store.Destination) error {
 	if !a.cfg.Broker.Enabled() {
 		return nil
 	}
-	mk, ok := sinkFactories[d.Type]
+	// The old drain (if any) stops before the new one reads the journal.
+	if err := a.stopDrain(d.ID); err != nil {
+		return err
+	}
+	mk, ok := writers[d.Type]
 	if !ok {
 		return fabricerr.BadParameter("type", "%s destinations are not available in this build", d.Type)
 	}
-	sink, err := mk(a, d)
+	w, err := mk(a, d)
 	if err != nil {
 		return err
 	}
 	es, err := a.cfg.Store.GetItem(ctx, d.EventstreamID)
+	if err != nil {
+		return err
+	}
+	ops, err := operatorsOf(es)
+	if err != nil {
+		return err
+	}
+	sink, err := newProcessor(ctx, a.cfg.Store, d.ID, ops, w)
 	if err != nil {
 		return err
 	}
@@ -70,12 +82,8 @@ func (a *API) startDrain(ctx context.Context, d store.Destination) error {
 		return kafkaError(err)
 	}
 	a.drainsMu.Lock()
-	old := a.drains[d.ID]
 	a.drains[d.ID] = dr
 	a.drainsMu.Unlock()
-	if old != nil {
-		old.Close()
-	}
 	return nil
 }
 

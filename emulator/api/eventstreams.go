@@ -22,7 +22,8 @@ type stream struct {
 
 // eventstreamProps is the stored (and rendered) properties of an Eventstream.
 type eventstreamProps struct {
-	Streams []stream `json:"streams"`
+	Streams   []stream        `json:"streams"`
+	Operators json.RawMessage `json:"operators,omitempty"`
 }
 
 func streamsOf(it store.Item) eventstreamProps {
@@ -60,7 +61,7 @@ var eventstreamKind = kind{
 		}
 		return nil
 	},
-	properties: func(_ *API, it store.Item) any { return streamsOf(it) },
+	properties: func(_ *API, it store.Item) any { return map[string]any{"streams": streamsOf(it).Streams} },
 }
 
 // source finds the Eventstream {id} and its stream {ds}. When workspaced, the

@@ -8,10 +8,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/fabrictest/fabrictest/emulator/drain"
 	"github.com/fabrictest/fabrictest/emulator/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/jobs"
-	"github.com/fabrictest/fabrictest/emulator/rows"
 	"github.com/fabrictest/fabrictest/emulator/store"
 	"github.com/google/uuid"
 )
@@ -195,18 +193,16 @@ func (a *API) deleteTrigger(c *call) error {
 	return nil
 }
 
-// reflexSink starts a job per event and matching trigger. Each start is
-// keyed by (destination, partition, offset, trigger), so a replay after a
-// restart starts nothing twice; Resume needs no bookkeeping of its own.
-type reflexSink struct {
+// reflexWriter starts a job per row and matching trigger. Each start is
+// keyed by the event's position (or, for rows made by a window, by the
+// batch's seq and the row's index), so a replay starts nothing twice.
+type reflexWriter struct {
 	a    *API
 	dest store.Destination
 }
 
-func (s reflexSink) Resume(context.Context, []int32) (map[int32]int64, error) { return nil, nil }
-
-func (s reflexSink) Write(ctx context.Context, b drain.Batch) error {
-	stored, err := s.a.cfg.Store.ListTriggers(ctx, s.dest.ItemID)
+func (w reflexWriter) write(ctx context.Context, seq int64, out []outRow) error {
+	stored, err := w.a.cfg.Store.ListTriggers(ctx, w.dest.ItemID)
 	if err != nil {
 		return err
 	}
@@ -217,37 +213,36 @@ func (s reflexSink) Write(ctx context.Context, b drain.Batch) error {
 	var live []armed
 	for _, st := range stored {
 		t := decodeTrigger(st)
-		if !t.enabled() || t.EventType != EventReceived || t.Source.ItemID != s.dest.EventstreamID {
+		if !t.enabled() || t.EventType != EventReceived || t.Source.ItemID != w.dest.EventstreamID {
 			continue
 		}
 		cond, err := parseCondition(t.Condition)
 		if err != nil {
 			return fmt.Errorf("trigger %s: %w", t.ID, err)
 		}
-		if act, err := s.a.cfg.Store.GetItem(ctx, t.Action.ItemID); errors.Is(err, store.ErrNotFound) || (err == nil && act.WorkspaceID != t.Action.WorkspaceID) {
+		if act, err := w.a.cfg.Store.GetItem(ctx, t.Action.ItemID); errors.Is(err, store.ErrNotFound) || (err == nil && act.WorkspaceID != t.Action.WorkspaceID) {
 			return fmt.Errorf("trigger %s (%s) starts %s jobs of item %s, which no longer exists", t.ID, t.DisplayName, t.Action.JobType, t.Action.ItemID)
 		} else if err != nil {
 			return err
 		}
 		live = append(live, armed{t, cond})
 	}
-	if len(live) == 0 {
-		return nil
-	}
-	for _, r := range b.Records {
-		row := rows.FromValue(r.Value)
+	for i, r := range out {
+		at := fmt.Sprintf("%d/%d", r.Partition, r.Offset)
+		if r.Offset < 0 {
+			at = fmt.Sprintf("seq-%d/%d", seq, i)
+		}
 		for _, l := range live {
-			if l.cond != nil && !l.cond(row) {
+			if l.cond != nil && !l.cond(r.Row) {
 				continue
 			}
 			event, _ := json.Marshal(map[string]any{
 				"Key": string(r.Key), "Value": string(r.Value), "EventType": EventReceived,
-				"Source": map[string]any{"itemId": s.dest.EventstreamID, "topic": r.Topic, "partition": r.Partition, "offset": r.Offset,
-					"timestamp": r.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z07:00")},
+				"Source": map[string]any{"itemId": w.dest.EventstreamID, "partition": r.Partition, "offset": r.Offset},
 			})
-			_, err := s.a.cfg.Jobs.Submit(ctx, store.JobInstance{
+			_, err := w.a.cfg.Jobs.Submit(ctx, store.JobInstance{
 				WorkspaceID: l.t.Action.WorkspaceID, ItemID: l.t.Action.ItemID, JobType: l.t.Action.JobType, InvokeType: "EventTriggered",
-				TriggerEvent: event, DedupeKey: fmt.Sprintf("%s/%d/%d/%s", s.dest.ID, r.Partition, r.Offset, l.t.ID),
+				TriggerEvent: event, DedupeKey: w.dest.ID + "/" + at + "/" + l.t.ID,
 			})
 			if err != nil && !errors.Is(err, jobs.ErrDuplicate) {
 				return err
@@ -258,5 +253,5 @@ func (s reflexSink) Write(ctx context.Context, b drain.Batch) error {
 }
 
 func init() {
-	sinkFactories["Reflex"] = func(a *API, d store.Destination) (drain.Sink, error) { return reflexSink{a: a, dest: d}, nil }
+	writers["Reflex"] = func(a *API, d store.Destination) (rowWriter, error) { return reflexWriter{a: a, dest: d}, nil }
 }

@@ -40,6 +40,9 @@ func (a *API) routes() {
 	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, a.unbindAll)
 	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}", true, a.getDestination)
 	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}", true, a.unbind)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/operators", true, a.setOperators)
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/operators", true, a.getOperators)
+	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/operators", true, a.deleteOperators)
 	a.handle("GET /v1/workspaces/{ws}/lakehouses/{id}/tables", true, a.listTables)
 
 	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/{jobType}/instances", true, a.runJob)

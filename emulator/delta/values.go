@@ -228,8 +228,8 @@ func floatToInt64(f float64) (int64, bool) {
 // int64 when its exact value is an integer in range.
 func exactInt64(s string) (int64, bool) {
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
-		return 0, false
+	if err != nil || f != math.Trunc(f) || f < -(1<<63) || f > 1<<63 {
+		return 0, false // big.Rat decides the edges: 2^63 may be rounded
 	}
 	// An exponent of more than three digits would make big.Rat allocate a
 	// huge power of ten; no such literal is an int64 anyway.

@@ -36,6 +36,16 @@ type Sink interface {
 	Write(ctx context.Context, b Batch) error
 }
 
+// tickEvery is the longest a drain waits for records before ticking.
+const tickEvery = 500 * time.Millisecond
+
+// Ticker is implemented by sinks with work that time alone makes due (a
+// window closed by the wall clock): Tick runs after every poll, about twice
+// a second, with or without new records.
+type Ticker interface {
+	Tick(ctx context.Context, now time.Time) error
+}
+
 // Batch is a run of records, in offset order per partition.
 type Batch struct {
 	Records []*kgo.Record
@@ -176,13 +186,24 @@ func commit(ctx context.Context, adm *kadm.Client, group string, offs kadm.Offse
 func (d *Drain) run(ctx context.Context) {
 	defer d.cl.Close()
 	for ctx.Err() == nil {
-		fetches := d.cl.PollRecords(ctx, d.cfg.MaxBatch)
+		// A bounded poll, so that Ticker sinks run even when no record comes.
+		pctx, cancel := context.WithTimeout(ctx, tickEvery)
+		fetches := d.cl.PollRecords(pctx, d.cfg.MaxBatch)
+		cancel()
 		if ctx.Err() != nil {
 			return
 		}
 		fetches.EachError(func(t string, p int32, err error) {
-			d.cfg.Logger.Warn("drain fetch failed", "topic", t, "partition", p, "err", err)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				d.cfg.Logger.Warn("drain fetch failed", "topic", t, "partition", p, "err", err)
+			}
 		})
+		if t, ok := d.cfg.Sink.(Ticker); ok {
+			if err := t.Tick(ctx, time.Now()); err != nil && ctx.Err() == nil {
+				d.cfg.Logger.Warn("destination tick failed; retrying", "group", d.cfg.Group, "err", err)
+				d.update(func() { d.err = err; d.failures++ })
+			}
+		}
 		b := Batch{Last: map[int32]int64{}}
 		fetches.EachRecord(func(r *kgo.Record) {
 			b.Records = append(b.Records, r)

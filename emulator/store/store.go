@@ -94,6 +94,13 @@ CREATE TABLE IF NOT EXISTS job_instances (
 	dedupe_key     TEXT UNIQUE,
 	created_at     TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS journals (
+	destination_id TEXT PRIMARY KEY REFERENCES destinations(id) ON DELETE CASCADE,
+	seq            INTEGER NOT NULL,
+	offsets        TEXT NOT NULL,
+	state          BLOB,
+	pending        BLOB
+);
 CREATE INDEX IF NOT EXISTS job_instances_item ON job_instances(item_id, seq);
 `
 

@@ -1,0 +1,100 @@
+package delta
+
+import (
+	"crypto/rand"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/fabrictest/fabrictest/emulator/rows"
+)
+
+// shredChunk is how many rows are shredded before each WriteRows call.
+const shredChunk = 256
+
+// dataFile is a Parquet data file written for one commit.
+type dataFile struct {
+	path    string // relative to the table root
+	size    int64
+	rows    int64
+	stats   string
+	modTime int64 // ms since the epoch
+}
+
+// writeDataFile writes batch to a new Parquet file in dir with the plan's
+// schema: snappy, data page v1. The file name is unique (a random UUID), so
+// no file is ever overwritten.
+func writeDataFile(dir string, p *plan, aliases bool, batch []rows.Row, o *options) (_ *dataFile, err error) {
+	name := "part-00000-" + newUUID() + "-c000.snappy.parquet"
+	full := filepath.Join(dir, name)
+	f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create data file: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(full)
+		}
+	}()
+	w := parquet.NewWriter(f, p.parquet,
+		parquet.Compression(&parquet.Snappy),
+		parquet.DataPageVersion(1),
+		parquet.MaxRowsPerRowGroup(o.rowGroupRows),
+	)
+	sh := &shredder{p: p, aliases: aliases}
+	buf := make([]parquet.Row, min(shredChunk, len(batch)))
+	for start := 0; start < len(batch); start += shredChunk {
+		chunk := batch[start:min(start+shredChunk, len(batch))]
+		for i, r := range chunk {
+			if buf[i], err = sh.shred(buf[i], r); err != nil {
+				return nil, fmt.Errorf("shred row %d: %w", start+i, err)
+			}
+		}
+		if _, err := w.WriteRows(buf[:len(chunk)]); err != nil {
+			return nil, fmt.Errorf("write rows: %w", err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("close parquet writer: %w", err)
+	}
+	if o.fsync {
+		if err := f.Sync(); err != nil {
+			return nil, fmt.Errorf("sync data file: %w", err)
+		}
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat data file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("close data file: %w", err)
+	}
+	return &dataFile{
+		path:    name,
+		size:    info.Size(),
+		rows:    int64(len(batch)),
+		stats:   p.statsJSON(int64(len(batch))),
+		modTime: info.ModTime().UnixMilli(),
+	}, nil
+}
+
+// removeDataFile deletes a data file that no commit references.
+func removeDataFile(dir string, df *dataFile) {
+	if df != nil {
+		// An orphan that cannot be removed is harmless: readers only read
+		// the files that the log adds.
+		_ = os.Remove(filepath.Join(dir, df.path))
+	}
+}
+
+// newUUID returns a random (version 4) UUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

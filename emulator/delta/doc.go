@@ -1,0 +1,117 @@
+// Package delta appends rows to Delta Lake tables on the local file system:
+// Parquet data files written with parquet-go and a _delta_log of JSON
+// commits at protocol (minReaderVersion 1, minWriterVersion 2), so that
+// Spark, delta-rs and other Delta readers read them exactly. It is the
+// writer behind the emulator's Lakehouse destination, and ReadTable is a
+// reader for tests and assertions.
+//
+// # Tables and commits
+//
+// Open a table by its root directory; the table is created by the first
+// Append (version 0: protocol, metaData, the first data file). Each Append
+// writes one data file (part-00000-<uuid>-c000.snappy.parquet in the root)
+// and one commit file _delta_log/<20-digit version>.json holding commitInfo
+// (operation "WRITE", or "STREAMING UPDATE" with WithStreamingUpdate;
+// engineInfo "fabrictest"), metaData when the schema changes, one txn action
+// per Txn, and the add action with exact statistics. Commits are created
+// put-if-absent (a temporary file hard-linked to the commit name), so of two
+// writers racing for a version exactly one wins; the other re-reads the log,
+// re-checks its txns and schema, and takes the next version. Nothing is ever
+// written outside the table's root.
+//
+// Txn actions make appends idempotent: an Append whose Txn version is not
+// above the version the table records for that app id writes nothing and
+// returns ErrTxnCommitted, and TxnVersion tells a restarted writer where to
+// resume.
+//
+// # Rows
+//
+// Rows are the rows.Row values of package rows: a JSON object's members,
+// numbers as json.Number, nested objects as map[string]any, arrays as []any.
+// A Kafka record whose value is not a JSON object arrives as a row with a
+// single "value" member (its text) or "value_base64" member, and is stored
+// like any other row: in a string column "value" (or "value_base64"), unless
+// that text itself reads as a timestamp. Rows built in Go may also hold
+// string, bool, Go integers and floats, time.Time, rows.Row and []any.
+//
+// # Schema inference
+//
+// The type of a field that is not yet a column comes from all of its values
+// in the batch. For one value:
+//
+//   - a string is a string, except one in RFC 3339 form with a time zone
+//     ("2024-05-01T10:00:00Z", "2024-05-01T12:00:00.5+02:00"), which is a
+//     timestamp: microseconds since the epoch, UTC (digits below the
+//     microsecond are truncated; the original offset is not kept);
+//   - a number written as an integer that fits int64 is a long; any other
+//     number (a fraction, an exponent, an integer beyond int64) is a double;
+//     a number beyond the range of a double is a string holding its text;
+//   - true and false are boolean;
+//   - an object is a struct whose members are inferred the same way; an
+//     object that never has a member ({}) is a string holding "{}";
+//   - an array is an array whose element type is inferred from all its
+//     elements (null elements are allowed); an array that never has a
+//     non-null element is array<string>;
+//   - a field that is null or absent in every row is a string.
+//
+// When a field's values disagree, the types merge: long and double give
+// double; struct and struct give a struct with the members of both (merged
+// the same way); array and array give an array of the merged element type;
+// any other pair (timestamp and string included) gives string, where every
+// value is stored as text: a string as itself, any other value as its
+// compact JSON text (true, 12.5, {"a":1}, [1,"x"]). The same rule applies to
+// the elements of an array: [1, "a", true] is array<string> ["1","a","true"].
+//
+// Every column, struct member and array element is nullable. Existing
+// columns keep their order; new columns follow in name order, and new
+// struct members follow a struct's existing members in name order.
+//
+// Column names are the member names as they are, Unicode included, except
+// that the characters Spark rejects in column names (space , ; { } ( )
+// newline tab =) become '_' and the empty name becomes "_". Delta column
+// names are unique case-insensitively, so a member matches the column whose
+// name differs only in case ("ID" goes to an existing column "id"); an
+// object with two members that map to one column is rejected with a
+// *DuplicateFieldError.
+//
+// # Schema changes and conflicts
+//
+// A Delta table at protocol (1,2) can gain nullable columns, and structs can
+// gain nullable members, but no column may change its type. So:
+//
+//   - a new field becomes a new nullable column (or struct member): the
+//     commit carries a metaData action with the whole new schema, and files
+//     written before read the new column as null;
+//   - a value goes into an existing column when that loses nothing: any
+//     value into a string column (as text, above); an integer that fits
+//     int64, or a number with a fraction or exponent whose value is such an
+//     integer (2.0, 1e3), into a long column; any number into a double
+//     column (rounded to the nearest double, as JSON parsers do); a boolean
+//     into a boolean column; an RFC 3339 timestamp with a time zone into a
+//     timestamp column; an object into a struct column and an array into an
+//     array column when their members and elements go in by the same rules;
+//     null into any column;
+//   - any other value is a conflict: Append returns a *SchemaConflictError
+//     naming the field's path ("order.items[].qty"), the column's type and
+//     the value's inferred type, and writes nothing (no data file, no
+//     commit). The batch stays rejected until the caller changes it.
+//
+// # Data files
+//
+// Every field is an OPTIONAL Parquet field named as its column: string is
+// BYTE_ARRAY (STRING), long INT64 (INT(64, signed)), double DOUBLE, boolean
+// BOOLEAN, timestamp INT64 TIMESTAMP(isAdjustedToUTC=true, MICROS); a struct
+// is an optional group; an array is the standard three-level LIST (optional
+// group (LIST) { repeated group list { optional element } }). Files use
+// snappy compression and data page v1.
+//
+// # Statistics
+//
+// Every add action's stats hold numRecords and, for every field outside an
+// array, nullCount (nested like the schema; an array field counts null
+// arrays). minValues and maxValues are exact for long and double; for
+// strings the minimum is cut to 32 characters (a prefix is still a lower
+// bound) and a maximum longer than 32 characters is left out; timestamps
+// are in milliseconds, the minimum truncated and the maximum rounded up.
+// Booleans, arrays and fields inside arrays get no bounds.
+package delta

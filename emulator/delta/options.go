@@ -1,0 +1,78 @@
+package delta
+
+import "time"
+
+// Option configures a Table opened by Open.
+type Option func(*options)
+
+type options struct {
+	engineInfo   string
+	queryID      string // non-empty: commits are STREAMING UPDATE
+	maxAttempts  int
+	rowGroupRows int64
+	fsync        bool
+	now          func() time.Time
+}
+
+func defaultOptions() options {
+	return options{
+		engineInfo:   "fabrictest",
+		maxAttempts:  100,
+		rowGroupRows: 128 * 1024,
+		fsync:        true,
+		now:          time.Now,
+	}
+}
+
+// WithEngineInfo sets the commitInfo.engineInfo of every commit
+// (default "fabrictest").
+func WithEngineInfo(engine string) Option {
+	return func(o *options) { o.engineInfo = engine }
+}
+
+// WithStreamingUpdate makes every commit a "STREAMING UPDATE", as Spark's
+// Delta sink writes them, with operationParameters outputMode "Append",
+// queryId queryID and epochId the version of the commit's first Txn (the
+// commit's own version when it has none). Without this option commits are
+// "WRITE" with mode "Append".
+func WithStreamingUpdate(queryID string) Option {
+	return func(o *options) { o.queryID = queryID }
+}
+
+// WithMaxCommitAttempts bounds how many times Append tries to commit when
+// other writers keep taking the next version (default 100).
+func WithMaxCommitAttempts(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxAttempts = n
+		}
+	}
+}
+
+// WithRowGroupRows bounds the rows of one Parquet row group, and so the
+// memory a large batch takes while its data file is written
+// (default 131072).
+func WithRowGroupRows(n int64) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.rowGroupRows = n
+		}
+	}
+}
+
+// WithoutFsync skips the fsync of data files, commit files and the log
+// directory: faster, but a machine crash may lose or truncate recent
+// commits. Meant for throwaway tables in tests.
+func WithoutFsync() Option {
+	return func(o *options) { o.fsync = false }
+}
+
+// WithClock sets the clock behind commit timestamps, createdTime,
+// modificationTime and txn lastUpdated (default time.Now).
+func WithClock(now func() time.Time) Option {
+	return func(o *options) {
+		if now != nil {
+			o.now = now
+		}
+	}
+}

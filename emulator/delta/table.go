@@ -1,0 +1,279 @@
+package delta
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/fabrictest/fabrictest/emulator/rows"
+)
+
+// Txn is a transaction identifier recorded with a commit (a Delta txn
+// action): the version an application has written up to, for example the
+// last Kafka offset a drain committed, so that a replay can skip it.
+type Txn struct {
+	AppID   string
+	Version int64
+}
+
+// Table is a Delta table that rows are appended to. It is safe for
+// concurrent use by the goroutines of one process (appends are serialised);
+// writers in other processes are kept apart by put-if-absent commits.
+type Table struct {
+	dir string
+	o   options
+
+	mu   sync.Mutex   // serialises Append and refreshes of the log
+	stMu sync.RWMutex // guards st
+	st   tableState
+}
+
+// Open opens the Delta table whose root is dir, or prepares to create it:
+// a directory without a log becomes a table at the first Append (version
+// 0). Nothing is written by Open. It fails on a log it cannot continue: one
+// that does not start at version 0, or whose protocol needs features
+// beyond reader 1 / writer 2.
+func Open(dir string, opts ...Option) (*Table, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	t := &Table{dir: filepath.Clean(dir), o: o, st: newTableState()}
+	if err := t.refresh(); err != nil {
+		return nil, fmt.Errorf("open delta table %s: %w", dir, err)
+	}
+	if t.st.version < 0 {
+		versions, checkpoints, err := listLog(t.dir)
+		if err != nil {
+			return nil, fmt.Errorf("open delta table %s: %w", dir, err)
+		}
+		if len(versions) > 0 || checkpoints {
+			return nil, fmt.Errorf("open delta table %s: log has no version 0 (checkpoints are not supported)", dir)
+		}
+	}
+	if err := t.st.writable(); err != nil {
+		return nil, fmt.Errorf("open delta table %s: %w", dir, err)
+	}
+	return t, nil
+}
+
+// Dir returns the table's root directory.
+func (t *Table) Dir() string { return t.dir }
+
+// Version returns the table's latest version as of the last Open, Append
+// or TxnVersion call: -1 while the table has no commit.
+func (t *Table) Version() int64 {
+	t.stMu.RLock()
+	defer t.stMu.RUnlock()
+	return t.st.version
+}
+
+// Schema returns the table's schema as of the last Open, Append or
+// TxnVersion call (no columns while the table has no commit).
+func (t *Table) Schema() Schema {
+	t.stMu.RLock()
+	defer t.stMu.RUnlock()
+	return t.st.schema.clone()
+}
+
+// TxnVersion reads the log up to its latest commit and returns the latest
+// version recorded for appID by a txn action, and whether there is one.
+func (t *Table) TxnVersion(appID string) (int64, bool, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.refresh(); err != nil {
+		return 0, false, fmt.Errorf("read txn version: %w", err)
+	}
+	t.stMu.RLock()
+	defer t.stMu.RUnlock()
+	v, ok := t.st.txns[appID]
+	return v, ok, nil
+}
+
+// Append writes batch as one Parquet data file and commits it as the next
+// version of the table, with a txn action for each Txn, in one commit. It
+// returns the committed version.
+//
+// The batch's schema is checked and merged with the table's by the rules in
+// the package documentation: new fields become new nullable columns (the
+// commit then carries a metaData action), values are coerced where that
+// loses nothing, and a conflict fails with a *SchemaConflictError (or a
+// *DuplicateFieldError) before anything is written.
+//
+// When the table already records, for a Txn's AppID, a version at least as
+// high as the Txn's, nothing is written and the error wraps ErrTxnCommitted.
+// When another writer takes the next version first, Append re-reads the
+// log, re-checks txns and schema, and tries the next version, up to the
+// WithMaxCommitAttempts bound. An empty batch with no Txn writes nothing and
+// returns the current version; an empty batch with Txns commits only them.
+func (t *Table) Append(ctx context.Context, batch []rows.Row, txns ...Txn) (version int64, err error) {
+	if err := checkTxns(txns); err != nil {
+		return t.Version(), fmt.Errorf("append: %w", err)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.refresh(); err != nil {
+		return t.Version(), fmt.Errorf("append: %w", err)
+	}
+	if len(batch) == 0 && len(txns) == 0 {
+		return t.Version(), nil
+	}
+
+	var (
+		df       *dataFile
+		dfSchema string
+		done     bool
+	)
+	defer func() {
+		if !done {
+			removeDataFile(t.dir, df)
+		}
+	}()
+	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return t.Version(), fmt.Errorf("append: %w", err)
+		}
+		st := t.state()
+		if err := st.writable(); err != nil {
+			return st.version, fmt.Errorf("append: %w", err)
+		}
+		for _, x := range txns {
+			if v, ok := st.txns[x.AppID]; ok && v >= x.Version {
+				return st.version, fmt.Errorf("append: app %q is at version %d, batch at %d: %w",
+					x.AppID, v, x.Version, ErrTxnCommitted)
+			}
+		}
+
+		var schema *Schema
+		if len(batch) > 0 {
+			ev, err := evolve(st.schema, batch)
+			if err != nil {
+				return st.version, fmt.Errorf("append: %w", err)
+			}
+			if len(ev.schema.Fields) == 0 {
+				return st.version, fmt.Errorf("append: %w", ErrNoColumns)
+			}
+			schema = &ev.schema
+			if df == nil || dfSchema != ev.schema.String() {
+				removeDataFile(t.dir, df)
+				df = nil
+				if df, err = t.writeBatch(ev, batch); err != nil {
+					return st.version, fmt.Errorf("append: %w", err)
+				}
+				dfSchema = ev.schema.String()
+			}
+		} else if st.version < 0 {
+			return st.version, fmt.Errorf("append: %w", ErrNoColumns)
+		}
+
+		version := st.version + 1
+		acts, err := t.commitActions(&st, version, schema, df, txns)
+		if err != nil {
+			return st.version, fmt.Errorf("append: %w", err)
+		}
+		content, err := encodeCommit(acts)
+		if err != nil {
+			return st.version, fmt.Errorf("append: %w", err)
+		}
+		err = t.putIfAbsent(version, content)
+		if err == nil {
+			done = true
+			t.stMu.Lock()
+			err = t.st.apply(version, acts)
+			t.stMu.Unlock()
+			if err != nil {
+				return version, fmt.Errorf("append: committed version %d: %w", version, err)
+			}
+			return version, nil
+		}
+		if !errors.Is(err, errVersionTaken) {
+			return st.version, fmt.Errorf("append: commit version %d: %w", version, err)
+		}
+		if attempt >= t.o.maxAttempts {
+			return st.version, fmt.Errorf("append: version %d taken by another writer, %d attempts: %w",
+				version, attempt, err)
+		}
+		if err := sleep(ctx, time.Duration(rand.IntN(min(attempt, 20))+1)*time.Millisecond); err != nil {
+			return st.version, fmt.Errorf("append: %w", err)
+		}
+		if err := t.refresh(); err != nil {
+			return t.Version(), fmt.Errorf("append: %w", err)
+		}
+	}
+}
+
+// writeBatch writes the data file of a batch under the evolved schema.
+func (t *Table) writeBatch(ev *evolution, batch []rows.Row) (*dataFile, error) {
+	p, err := compile(ev.schema)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(t.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create table directory: %w", err)
+	}
+	return writeDataFile(t.dir, p, ev.aliases, batch, &t.o)
+}
+
+// state returns a copy of the cached state (the txns map is copied too).
+func (t *Table) state() tableState {
+	t.stMu.RLock()
+	defer t.stMu.RUnlock()
+	st := t.st
+	st.txns = maps.Clone(t.st.txns)
+	return st
+}
+
+// refresh applies the commits written since the cached version. Callers
+// hold t.mu.
+func (t *Table) refresh() error {
+	for {
+		next := t.Version() + 1
+		acts, err := readCommit(t.dir, next)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read version %d: %w", next, err)
+		}
+		t.stMu.Lock()
+		err = t.st.apply(next, acts)
+		t.stMu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// checkTxns rejects an empty app id and two txns for one app.
+func checkTxns(txns []Txn) error {
+	seen := make(map[string]bool, len(txns))
+	for _, x := range txns {
+		if x.AppID == "" {
+			return fmt.Errorf("txn with an empty app id")
+		}
+		if seen[x.AppID] {
+			return fmt.Errorf("two txns for app %q in one commit", x.AppID)
+		}
+		seen[x.AppID] = true
+	}
+	return nil
+}
+
+// sleep waits for d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
