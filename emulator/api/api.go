@@ -55,6 +55,8 @@ type API struct {
 
 	drainsMu sync.Mutex
 	drains   map[string]*drain.Drain // by destination id
+
+	kustoState
 }
 
 // New returns the API handler for cfg.

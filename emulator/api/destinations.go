@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fabrictest/fabrictest/emulator/eventhouse"
 	"github.com/fabrictest/fabrictest/emulator/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/store"
 	"github.com/google/uuid"
@@ -15,7 +16,8 @@ import (
 // destinationTypes maps each bindable type to the item types it accepts.
 var destinationTypes = map[string][]string{
 	"Lakehouse": {TypeLakehouse},
-	"Reflex":    {TypeReflex},
+	"Reflex":     {TypeReflex},
+	"Eventhouse": {TypeEventhouse, TypeKQLDatabase},
 }
 
 // tableless destination types take no table.
@@ -75,7 +77,7 @@ func (a *API) bind(c *call) error {
 		}
 	}
 	if typ == "" {
-		return fabricerr.BadParameter("type", "%q is not a destination type this emulator delivers to; want Lakehouse or Reflex", req.Type)
+		return fabricerr.BadParameter("type", "%q is not a destination type this emulator delivers to; want Lakehouse, Eventhouse or Reflex", req.Type)
 	}
 	if _, err := uuid.Parse(req.ItemID); err != nil {
 		return fabricerr.BadParameter("itemId", "want the GUID of the target item, got %q", req.ItemID)
@@ -105,19 +107,43 @@ func (a *API) bind(c *call) error {
 	if !slices.Contains(accepts, target.Type) {
 		return fabricerr.BadParameter("itemId", "item %s is a %s, but a %s destination needs a %s", target.ID, target.Type, typ, strings.Join(accepts, " or "))
 	}
-	if tableless[typ] {
+	var spec json.RawMessage
+	switch {
+	case tableless[typ]:
 		if req.Table != "" {
 			return fabricerr.BadParameter("table", "a %s destination takes no table", typ)
 		}
-	} else if err := validTableName("table", req.Table); err != nil {
-		return err
+	case typ == "Eventhouse":
+		db, err := a.eventhouseDatabase(c, target, req.Database)
+		if err != nil {
+			return err
+		}
+		if err := eventhouse.ValidateName(req.Table); err != nil {
+			return fabricerr.BadParameter("table", "%v", err)
+		}
+		spec, _ = json.Marshal(eventhouseSpec{Database: db})
+	default:
+		if err := validTableName("table", req.Table); err != nil {
+			return err
+		}
 	}
 	if d, err := a.cfg.Store.FindDestination(c.r.Context(), es.ID, typ, target.ID, req.Table); err == nil {
+		if spec == nil || string(spec) == string(d.Spec) {
+			return c.JSON(http.StatusOK, a.renderDestination(d))
+		}
+		// The same table in another database: re-point the binding.
+		if err := a.cfg.Store.UpdateDestinationSpec(c.r.Context(), d.ID, spec); err != nil {
+			return err
+		}
+		d.Spec = spec
+		if err := a.startDrain(c.r.Context(), d); err != nil {
+			return err
+		}
 		return c.JSON(http.StatusOK, a.renderDestination(d))
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	d := store.Destination{ID: uuid.NewString(), EventstreamID: es.ID, Type: typ, WorkspaceID: wsID, ItemID: target.ID, Target: req.Table, CreatedAt: a.cfg.Now()}
+	d := store.Destination{ID: uuid.NewString(), EventstreamID: es.ID, Type: typ, WorkspaceID: wsID, ItemID: target.ID, Target: req.Table, Spec: spec, CreatedAt: a.cfg.Now()}
 	if err := a.cfg.Store.CreateDestination(c.r.Context(), d); err != nil {
 		return err
 	}
@@ -202,4 +228,30 @@ func (a *API) unbindAll(c *call) error {
 	}
 	c.w.WriteHeader(http.StatusOK)
 	return nil
+}
+
+// eventhouseDatabase resolves the database of an Eventhouse binding: a KQL
+// database item is its own database; an Eventhouse takes the named one of
+// its databases, or its default database (the one of its own name).
+func (a *API) eventhouseDatabase(c *call, target store.Item, name string) (string, error) {
+	if target.Type == TypeKQLDatabase {
+		if name != "" && name != target.DisplayName {
+			return "", fabricerr.BadParameter("database", "KQL database %s is %q; leave database out or name it", target.ID, target.DisplayName)
+		}
+		return target.DisplayName, nil
+	}
+	if name == "" {
+		name = target.DisplayName
+	}
+	dbs, err := a.databasesOf(c.r.Context(), target)
+	if err != nil {
+		return "", err
+	}
+	for _, db := range dbs {
+		if db.DisplayName == name {
+			return name, nil
+		}
+	}
+	return "", fabricerr.NotFound(fabricerr.ItemNotFound, "KQLDatabase", name).
+		WithDetails(fabricerr.Detail{ErrorCode: fabricerr.ItemNotFound, Message: "database: Eventhouse " + target.ID + " has no database " + name})
 }

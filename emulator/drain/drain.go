@@ -268,12 +268,16 @@ func (d *Drain) update(fn func()) {
 var ErrClosed = errors.New("drain closed")
 
 // WaitPast blocks until every partition in offsets has been delivered past
-// the given offset, ctx ends, or the sink fails on a batch at or before it
-// (its error is returned at once; delivery goes on in the background).
+// the given offset, ctx ends, or a write attempt made while it waits fails
+// (the sink's error is returned; delivery goes on in the background). A
+// failure from before the call does not count: the next attempt decides.
 func (d *Drain) WaitPast(ctx context.Context, offsets map[int32]int64) error {
+	d.mu.Lock()
+	seen := d.failures
+	d.mu.Unlock()
 	for {
 		d.mu.Lock()
-		ch, err, done := d.changed, d.err, true
+		ch, err, failures, done := d.changed, d.err, d.failures, true
 		for p, o := range offsets {
 			if d.next[p] <= o {
 				done = false
@@ -283,7 +287,7 @@ func (d *Drain) WaitPast(ctx context.Context, offsets map[int32]int64) error {
 		switch {
 		case done:
 			return nil
-		case err != nil:
+		case err != nil && failures > seen:
 			return err
 		}
 		select {
