@@ -15,7 +15,7 @@ import (
 
 // destinationTypes maps each bindable type to the item types it accepts.
 var destinationTypes = map[string][]string{
-	"Lakehouse": {TypeLakehouse},
+	"Lakehouse":  {TypeLakehouse},
 	"Reflex":     {TypeReflex},
 	"Eventhouse": {TypeEventhouse, TypeKQLDatabase},
 }
