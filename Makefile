@@ -26,6 +26,7 @@ test: test-deps vet test-unit test-container
 
 test-deps:
 	bash scripts/install-test-deps.sh
+	bash scripts/install-python-deps.sh
 
 vet:
 	$(GO) vet ./...
