@@ -21,62 +21,72 @@ var errVersionTaken = errors.New("commit version already exists")
 // of two concurrent writers exactly one wins, and readers never see a
 // half-written commit. On a file system without hard links it falls back
 // to an exclusive create followed by the write.
-func (t *Table) putIfAbsent(version int64, content []byte) error {
+//
+// It returns errVersionTaken when another writer has the version. created
+// reports whether the commit file exists, even when err is not nil (the
+// directory could not be synced): the version is then committed.
+func (t *Table) putIfAbsent(version int64, content []byte) (created bool, err error) {
 	logDir := filepath.Join(t.dir, logDirName)
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
-		return fmt.Errorf("create log directory: %w", err)
+		return false, fmt.Errorf("create log directory: %w", err)
 	}
 	final := commitPath(t.dir, version)
 	tmp := filepath.Join(logDir, fmt.Sprintf(".%020d.json.%s.tmp", version, newUUID()))
 	if err := t.writeFile(tmp, content); err != nil {
 		_ = os.Remove(tmp)
-		return err
+		return false, err
 	}
-	err := os.Link(tmp, final)
+	err = os.Link(tmp, final)
 	_ = os.Remove(tmp)
 	switch {
 	case err == nil:
 	case errors.Is(err, fs.ErrExist):
-		return errVersionTaken
+		return false, errVersionTaken
 	case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.ENOTSUP),
 		errors.Is(err, syscall.EOPNOTSUPP), errors.Is(err, syscall.ENOSYS):
 		if err := t.createExclusive(final, content); err != nil {
-			return err
+			return false, err
 		}
 	default:
-		return fmt.Errorf("link commit file: %w", err)
+		return false, fmt.Errorf("link commit file: %w", err)
 	}
 	if t.o.fsync {
 		if err := syncDir(logDir); err != nil {
-			return err
+			return true, err
 		}
 	}
-	return nil
+	return true, nil
 }
 
-// writeFile writes a new file, synced when fsync is on.
+// writeFile writes a new file, synced when fsync is on; a file it created
+// but could not finish is removed.
 func (t *Table) writeFile(name string, content []byte) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fmt.Errorf("create commit file: %w", err)
 	}
-	if _, err := f.Write(content); err != nil {
+	fail := func(err error) error {
 		_ = f.Close()
-		return fmt.Errorf("write commit file: %w", err)
+		_ = os.Remove(name)
+		return err
+	}
+	if _, err := f.Write(content); err != nil {
+		return fail(fmt.Errorf("write commit file: %w", err))
 	}
 	if t.o.fsync {
 		if err := f.Sync(); err != nil {
-			_ = f.Close()
-			return fmt.Errorf("sync commit file: %w", err)
+			return fail(fmt.Errorf("sync commit file: %w", err))
 		}
 	}
 	if err := f.Close(); err != nil {
+		_ = os.Remove(name)
 		return fmt.Errorf("close commit file: %w", err)
 	}
 	return nil
 }
 
-// createExclusive is the fallback put-if-absent: O_EXCL creation.
+// createExclusive is the fallback put-if-absent: O_EXCL creation. Readers
+// may see the file before its content is complete.
 func (t *Table) createExclusive(final string, content []byte) error {
 	err := t.writeFile(final, content)
 	if errors.Is(err, fs.ErrExist) {

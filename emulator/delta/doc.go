@@ -52,7 +52,7 @@
 //   - an array is an array whose element type is inferred from all its
 //     elements (null elements are allowed); an array that never has a
 //     non-null element is array<string>;
-//   - a field that is null or absent in every row is a string.
+//   - a field whose values are all null is a string.
 //
 // When a field's values disagree, the types merge: long and double give
 // double; struct and struct give a struct with the members of both (merged

@@ -31,6 +31,7 @@ type SchemaConflictError struct {
 	Row int
 }
 
+// Error names the field, the column's type and the value's type.
 func (e *SchemaConflictError) Error() string {
 	return fmt.Sprintf("field %q is %s in the table but %s in row %d of the batch",
 		e.Field, e.TableType, e.EventType, e.Row)
@@ -50,6 +51,7 @@ type DuplicateFieldError struct {
 	Row int
 }
 
+// Error names both members and the column they map to.
 func (e *DuplicateFieldError) Error() string {
 	return fmt.Sprintf("fields %q and %q of row %d both map to column %q",
 		e.Field, e.Other, e.Row, e.Column)

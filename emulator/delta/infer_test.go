@@ -242,7 +242,7 @@ func TestLosslessConversions(t *testing.T) {
 		"x": "x", "5": json.Number("5"), "true": true, "1.5": 1.5, "7": 7,
 		`{"a":[1,"<&>"]}`: map[string]any{"a": []any{json.Number("1"), "<&>"}}, "[]": []any{},
 		"2024-05-01T08:00:00Z": time.Date(2024, 5, 1, 10, 0, 0, 0, time.FixedZone("", 7200)),
-		"a\uFFFDb":            "a\xffb",
+		"a\uFFFDb":             "a\xffb",
 	}
 	for want, v := range texts {
 		if got := toText(v); got != want {

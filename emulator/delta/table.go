@@ -113,6 +113,11 @@ func (t *Table) TxnVersion(appID string) (int64, bool, error) {
 // log, re-checks txns and schema, and tries the next version, up to the
 // WithMaxCommitAttempts bound. An empty batch with no Txn writes nothing and
 // returns the current version; an empty batch with Txns commits only them.
+//
+// On error the returned version is the latest the table is known to have,
+// and nothing was committed, with one exception: when the commit file was
+// created but the log directory could not be synced, Append returns the new
+// version with the error, and the batch is in the table.
 func (t *Table) Append(ctx context.Context, batch []rows.Row, txns ...Txn) (version int64, err error) {
 	if err := checkTxns(txns); err != nil {
 		return t.Version(), fmt.Errorf("append: %w", err)
@@ -182,13 +187,13 @@ func (t *Table) Append(ctx context.Context, batch []rows.Row, txns ...Txn) (vers
 		if err != nil {
 			return st.version, fmt.Errorf("append: %w", err)
 		}
-		err = t.putIfAbsent(version, content)
-		if err == nil {
-			done = true
+		created, err := t.putIfAbsent(version, content)
+		if created {
+			done = true // the log references the data file now
 			t.stMu.Lock()
-			err = t.st.apply(version, acts)
+			applyErr := t.st.apply(version, acts)
 			t.stMu.Unlock()
-			if err != nil {
+			if err = errors.Join(err, applyErr); err != nil {
 				return version, fmt.Errorf("append: committed version %d: %w", version, err)
 			}
 			return version, nil
