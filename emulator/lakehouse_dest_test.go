@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -229,3 +230,31 @@ func waitRows(t *testing.T, dir string, n int) {
 }
 
 func readTableMaybe(dir string) (*delta.Snapshot, error) { return delta.ReadTable(dir) }
+
+func TestLakehouseSchemaEvolutionAndConflict(t *testing.T) {
+	e := startEnv(t)
+	s := newStream(e)
+	l := bindLakehouse(t, s, "evolving")
+	e.must(200, e.call("POST", s.produce, `{"events":[{"value":{"id":1,"qty":2}}]}`))
+	e.must(200, e.call("POST", s.produce, `{"events":[{"value":{"id":2,"qty":3,"note":"new column"}}]}`))
+	e.must(200, e.call("POST", s.produce, `{"events":[{"value":{"id":3,"qty":"three"}},{"value":{"id":4,"qty":4}}]}`))
+	snap := readTable(t, l.dir)
+	ids := []string{}
+	for _, r := range snap.Rows {
+		ids = append(ids, fmt.Sprint(r["id"], ":", r["note"]))
+	}
+	sort.Strings(ids)
+	if strings.Join(ids, ",") != "1:<nil>,2:new column,4:<nil>" {
+		t.Fatalf("rows %v", ids)
+	}
+	// The conflicting row is parked with its reason, and counted.
+	d := e.must(200, e.call("GET", "/v1/workspaces/"+s.ws+"/eventstreams/"+s.id+"/destinations/"+l.dest, nil))
+	delivery := d.Body["delivery"].(map[string]any)
+	if delivery["rejectedRows"] != 1.0 || !strings.Contains(delivery["lastRejection"].(string), `"qty"`) {
+		t.Fatalf("destination status: %s", d.Raw)
+	}
+	parked, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(l.dir)), "Files", "_rejected", "evolving", l.dest+".jsonl"))
+	if err != nil || !strings.Contains(string(parked), `"three"`) || !strings.Contains(string(parked), "long in the table but string") {
+		t.Fatalf("parked rows: %s (%v)", parked, err)
+	}
+}

@@ -55,6 +55,7 @@ type API struct {
 
 	drainsMu sync.Mutex
 	drains   map[string]*drain.Drain // by destination id
+	rejected map[string]*rejections  // by destination id
 
 	kustoState
 }
@@ -73,7 +74,7 @@ func New(cfg Config) *API {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	a := &API{cfg: cfg, mux: http.NewServeMux(), drains: map[string]*drain.Drain{}}
+	a := &API{cfg: cfg, mux: http.NewServeMux(), drains: map[string]*drain.Drain{}, rejected: map[string]*rejections{}}
 	a.routes()
 	return a
 }

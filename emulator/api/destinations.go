@@ -46,6 +46,10 @@ func (a *API) renderDestination(d store.Destination) destinationJSON {
 			j.Status = "Failed"
 			j.Delivery["lastError"] = st.Err.Error()
 		}
+		if n, last := a.rejectionsOf(d.ID).get(); n > 0 {
+			j.Delivery["rejectedRows"] = n
+			j.Delivery["lastRejection"] = last
+		}
 	} else if !a.cfg.Broker.Enabled() {
 		j.Status = "Inactive"
 	}
