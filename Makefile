@@ -48,4 +48,6 @@ test-container: kafka-image
 		$(GO) test -tags container -count=1 -timeout 20m ./fixtures/... ./fabrictest/... ./specs/...
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 20x -timeout 20m ./emulator/
+	$(GO) test -run '^$$' -bench 'Ratios|IdleRSS' -benchtime 20x -timeout 20m ./emulator/
+	$(GO) test -run '^$$' -bench 'DrainToDelta' -benchtime 1x -timeout 20m ./emulator/
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 20m ./emulator/delta/

@@ -15,13 +15,13 @@ import (
 // testEnv is an emulator behind an httptest server, with a token for the
 // default principal.
 type testEnv struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *emulator.Server
 	url   string
 	token string
 }
 
-func startEnv(t *testing.T, opts ...emulator.Option) *testEnv {
+func startEnv(t testing.TB, opts ...emulator.Option) *testEnv {
 	t.Helper()
 	srv, err := emulator.New(opts...)
 	if err != nil {

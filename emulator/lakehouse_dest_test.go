@@ -25,7 +25,7 @@ type lake struct {
 	dir      string // the table's directory
 }
 
-func bindLakehouse(t *testing.T, s stream, table string) lake {
+func bindLakehouse(t testing.TB, s stream, table string) lake {
 	t.Helper()
 	e := s.e
 	lh := e.must(201, e.call("POST", "/v1/workspaces/"+s.ws+"/lakehouses", map[string]any{"displayName": "lh_" + table}))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/drain"
+	gojson "github.com/goccy/go-json"
 	"github.com/fabrictest/fabrictest/emulator/pipeline"
 	"github.com/fabrictest/fabrictest/emulator/rows"
 	"github.com/fabrictest/fabrictest/emulator/store"
@@ -98,7 +99,7 @@ func (p *processor) flushPending(ctx context.Context) error {
 		return nil
 	}
 	var out []outRow
-	dec := json.NewDecoder(bytes.NewReader(p.journal.Pending))
+	dec := gojson.NewDecoder(bytes.NewReader(p.journal.Pending))
 	dec.UseNumber() // numbers keep their text, so a long stays a long
 	if err := dec.Decode(&out); err != nil {
 		return fmt.Errorf("read pending batch: %w", err)
@@ -170,7 +171,7 @@ func (p *processor) commit(ctx context.Context, out []outRow, offsets map[int32]
 	}
 	if len(out) > 0 {
 		j.Seq++
-		pending, err := json.Marshal(out)
+		pending, err := gojson.Marshal(out)
 		if err != nil {
 			return err
 		}
@@ -180,7 +181,15 @@ func (p *processor) commit(ctx context.Context, out []outRow, offsets map[int32]
 		return err
 	}
 	p.journal = j
-	return p.flushPending(ctx)
+	if len(out) == 0 {
+		return nil
+	}
+	// The batch in hand is the one journalled: write it without decoding.
+	if err := p.w.write(ctx, j.Seq, out); err != nil {
+		return err
+	}
+	p.journal.Pending = nil
+	return p.st.ClearPending(ctx, p.destID, j.Seq)
 }
 
 func (p *processor) saveState(ctx context.Context) error {
