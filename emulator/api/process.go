@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/drain"
-	gojson "github.com/goccy/go-json"
 	"github.com/fabrictest/fabrictest/emulator/pipeline"
 	"github.com/fabrictest/fabrictest/emulator/rows"
 	"github.com/fabrictest/fabrictest/emulator/store"
+	gojson "github.com/goccy/go-json"
 )
 
 // outRow is one row for a destination. Key and Value are the record's own
