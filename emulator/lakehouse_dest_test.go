@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -35,13 +36,62 @@ func bindLakehouse(t testing.TB, s stream, table string) lake {
 	return lake{s: s, id: lh.str("id"), dest: d.str("id"), dir: filepath.Join(tables, table)}
 }
 
+// readTable reads a table with the Go reader and checks that delta-rs, a
+// reader nobody here wrote, sees the same version, row count and columns.
 func readTable(t *testing.T, dir string) *delta.Snapshot {
 	t.Helper()
 	snap, err := delta.ReadTable(dir)
 	if err != nil {
 		t.Fatalf("read delta table %s: %v", dir, err)
 	}
+	cols := make([]string, len(snap.Schema.Fields))
+	for i, f := range snap.Schema.Fields {
+		cols[i] = f.Name
+	}
+	rs := deltaRS(t, dir)
+	if rs.Version != snap.Version || rs.Rows != len(snap.Rows) || strings.Join(rs.Columns, ",") != strings.Join(cols, ",") {
+		t.Fatalf("delta-rs sees version %d, %d rows, columns %v; the Go reader version %d, %d rows, columns %v",
+			rs.Version, rs.Rows, rs.Columns, snap.Version, len(snap.Rows), cols)
+	}
 	return snap
+}
+
+type deltaRSView struct {
+	Version int64    `json:"version"`
+	Rows    int      `json:"rows"`
+	Columns []string `json:"columns"`
+}
+
+// deltaRS reads a table with the deltalake package (delta-rs) in the
+// project's venv (scripts/install-python-deps.sh; FABRICTEST_PYTHON overrides).
+func deltaRS(t *testing.T, dir string) deltaRSView {
+	t.Helper()
+	py := os.Getenv("FABRICTEST_PYTHON")
+	if py == "" {
+		wd, _ := os.Getwd()
+		py = filepath.Join(filepath.Dir(wd), ".cache", "venv", "bin", "python")
+	}
+	// os._exit skips interpreter teardown, where deltalake's native threads
+	// now and then abort the process after the answer is out.
+	const script = `import json, os, sys
+from deltalake import DeltaTable
+dt = DeltaTable(sys.argv[1])
+t = dt.to_pyarrow_table()
+print(json.dumps({"version": dt.version(), "rows": t.num_rows, "columns": t.column_names}), flush=True)
+os._exit(0)`
+	out, err := exec.Command(py, "-c", script, dir).Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("delta-rs could not read %s with %s (run bash scripts/install-python-deps.sh): %v\n%s", dir, py, err, stderr)
+	}
+	var v deltaRSView
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("delta-rs answer %q: %v", out, err)
+	}
+	return v
 }
 
 func TestLakehouseBindChecks(t *testing.T) {
