@@ -1,9 +1,90 @@
-// Package fabrictest is the test harness downstream projects import:
-// Start(t) boots the emulator in-process with a Kafka broker (a real Apache
-// Kafka container by default) and returns an environment with helpers to
-// create items, bind destinations, produce events and assert Delta commits.
-// Everything is torn down with t.Cleanup.
+// Package fabrictest is the test harness downstream projects import: one
+// call boots a local Microsoft Fabric Eventstream emulator with a Kafka
+// broker behind it, and the environment it returns has helpers that read
+// like the domain and gomega matchers that say what they found.
 //
-// The harness arrives with the fabrictest issue; this package holds its place
-// in the layout until then.
+//	func TestOrders(t *testing.T) {
+//		env := fabrictest.Start(t) // emulator + Kafka, torn down by t.Cleanup
+//		es := env.Workspace("sales").Eventstream("orders")
+//
+//		es.Produce(fabrictest.Event{Key: "o-1", Value: map[string]any{"amount": 12.5}})
+//
+//		g := gomega.NewWithT(t)
+//		g.Expect(es.Records()).To(fabrictest.HaveRecordsWithValues(map[string]any{"amount": 12.5}))
+//	}
+//
+// # Environment
+//
+// Start(t, opts...) runs the emulator in-process on a free loopback port (a
+// real HTTP server: Env.URL) and attaches a Kafka broker:
+//
+//   - container (the default): Apache Kafka in a container through
+//     testcontainers-go (fixtures/kafka), image apache/kafka:3.9.1 pinned by
+//     digest unless FABRICTEST_KAFKA_IMAGE says otherwise. Without Docker,
+//     Start fails the test with a message naming FABRICTEST_KAFKA=embedded;
+//     it never skips.
+//   - embedded: franz-go's kfake in the test process. It speaks the Kafka
+//     wire protocol and starts in milliseconds; it is not Apache Kafka.
+//   - host:port[,host:port]: a cluster that is already running.
+//
+// In a ginkgo suite, pass GinkgoTB(): teardown then runs as DeferCleanup,
+// and bind each spec's context with Env.WithContext (or the handles'
+// WithContext) so a SpecTimeout interrupts calls in flight.
+//
+// Call SharedKafka from TestMain to start one container per test binary
+// instead of one per test: each environment keeps its own emulator, and each
+// Eventstream its own topic, so tests stay isolated and may run in parallel.
+// New(ctx, opts...) returns an environment outside a test (close it with
+// Close); its helpers panic where Start's would fail the test.
+//
+// # Environment variables
+//
+//	FABRICTEST_KAFKA        container (default) | embedded | host:port[,host:port]
+//	FABRICTEST_KAFKA_IMAGE  the Kafka image (default apache/kafka:3.9.1@sha256:…;
+//	                        fabrictest/kafka:3.9.1-local on machines that cannot pull)
+//
+// An option wins over its variable, which wins over the default. The
+// testcontainers variables apply as usual (TESTCONTAINERS_RYUK_DISABLED,
+// TESTCONTAINERS_HOST_OVERRIDE, DOCKER_HOST).
+//
+// # Helpers
+//
+// Env.Workspace creates a workspace, Workspace.Eventstream an Eventstream
+// (its ID, DatasourceID and Kafka Topic are fields). Eventstream.Produce,
+// ProduceJSON and ProduceRaw send events through the Custom HTTP source;
+// Consume reads them back through the emulator's HTTP consume route and
+// Records through the Kafka protocol with franz-go, as a notebook would,
+// both as Records with Kafka's columns. Env.As acts as another principal;
+// Workspace.Grant gives it a role.
+//
+// Every helper reports a failure to the test with the Fabric errorCode,
+// message and request id of the answer. Each has a Try… form that returns
+// the error instead (an *APIError for a non-2xx answer), for tests that
+// assert failures, and whose method value or …Func form drops into gomega's
+// Eventually:
+//
+//	Eventually(es.TryRecords).WithTimeout(5 * time.Second).Should(fabrictest.HaveRecordCount(3))
+//	_, err := es.As("viewer").TryProduce("x")
+//	Expect(err).To(fabrictest.HaveErrorCode("InsufficientPrivileges"))
+//
+// Env.Call and TryCall reach routes the helpers do not cover; Env.Client is
+// an *http.Client that adds the bearer token, for the code under test.
+//
+// # Matchers
+//
+// HaveRecordCount, HaveRecordsWithValues and HaveErrorCode are gcustom
+// matchers on typed inputs; they work inside Eventually and print what they
+// found when they fail.
+//
+// # Layout (for contributors)
+//
+// options.go (Option and defaults), env.go (Start, New, Env), kafka.go (the
+// backends and SharedKafka), api.go (calls, Response, APIError),
+// workspace.go, eventstream.go, records.go, matchers.go. A destination
+// (Lakehouse/Delta, Eventhouse, Reflex) adds its helpers in a file of its own
+// (lakehouse.go: Workspace.Lakehouse, Eventstream.Bind…, table readers that
+// return typed values with a …Func form for Eventually) and its matchers in
+// matchers_<destination>.go, built on Env.do, the Try/Fatal pairing and
+// newTemplate; Env.Server and WithDataDir give access to files the emulator
+// writes.
 package fabrictest

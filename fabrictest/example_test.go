@@ -1,0 +1,120 @@
+package fabrictest_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/fabrictest/fabrictest/fabrictest"
+)
+
+// Start is what a test calls: one line for the emulator and a Kafka broker,
+// torn down by t.Cleanup. (Example functions get no *testing.T, so this
+// one only compiles; the examples below use New, which runs anywhere.)
+func ExampleStart() {
+	testOrders := func(t *testing.T) {
+		env := fabrictest.Start(t) // Kafka: FABRICTEST_KAFKA, else a container
+		es := env.Workspace("sales").Eventstream("orders")
+
+		es.Produce(fabrictest.Event{Key: "o-1", Value: map[string]any{"amount": 12.5}})
+
+		g := NewWithT(t)
+		g.Expect(es.Records()).To(fabrictest.HaveRecordsWithValues(map[string]any{"amount": 12.5}))
+	}
+	_ = testOrders
+}
+
+// SharedKafka starts one Kafka container for the whole test binary.
+func ExampleSharedKafka() {
+	// In a _test.go file of your package:
+	//
+	//	func TestMain(m *testing.M) { os.Exit(fabrictest.SharedKafka(m)) }
+	var m *testing.M
+	if m != nil {
+		os.Exit(fabrictest.SharedKafka(m))
+	}
+}
+
+// New boots an environment outside a test. Here on the embedded broker, so
+// the example runs without Docker.
+func ExampleNew() {
+	env, err := fabrictest.New(context.Background(), fabrictest.WithKafka("embedded"), fabrictest.WithPartitions(1))
+	if err != nil {
+		panic(err)
+	}
+	defer env.Close()
+
+	es := env.Workspace("sales").Eventstream("orders")
+	res := es.Produce(
+		fabrictest.Event{Key: "o-1", Value: map[string]any{"amount": 12.5}},
+		fabrictest.Event{Key: "o-2", Value: map[string]any{"amount": 7}},
+	)
+	fmt.Println("produced", res.Produced, "to the eventstream's topic:", res.Topic == es.Topic)
+
+	// Through the Kafka protocol, as a notebook reads it.
+	for _, r := range es.Records() {
+		fmt.Printf("%s %s\n", r.Key, r.Value)
+	}
+	// Output:
+	// produced 2 to the eventstream's topic: true
+	// o-1 {"amount":12.5}
+	// o-2 {"amount":7}
+}
+
+// Try… helpers return an *APIError with Fabric's errorCode, for tests that
+// assert failures.
+func ExampleEventstream_TryProduce() {
+	env, err := fabrictest.New(context.Background(), fabrictest.WithKafka("embedded"))
+	if err != nil {
+		panic(err)
+	}
+	defer env.Close()
+
+	ws := env.Workspace("sales")
+	es := ws.Eventstream("orders")
+	ws.Grant("viewer", fabrictest.Viewer)
+
+	_, err = es.As("viewer").TryProduce(map[string]any{"amount": 1})
+	fmt.Println(fabrictest.ErrorCode(err), err.(*fabrictest.APIError).Status)
+
+	bad := env.EventstreamRef(es.WorkspaceID, "00000000-0000-0000-0000-00000000dead", es.DatasourceID)
+	_, err = bad.TryResolve()
+	fmt.Println(fabrictest.ErrorCode(err))
+	// Output:
+	// InsufficientPrivileges 403
+	// ItemNotFound
+}
+
+// Consume reads through the emulator's HTTP route, with Kafka's columns.
+func ExampleEventstream_Consume() {
+	env, err := fabrictest.New(context.Background(), fabrictest.WithKafka("embedded"), fabrictest.WithPartitions(1))
+	if err != nil {
+		panic(err)
+	}
+	defer env.Close()
+
+	es := env.Workspace("sales").Eventstream("orders")
+	es.ProduceJSON("a", "b", "c")
+	for _, r := range es.Consume(fabrictest.StartingOffsets(`{"0":1}`)) {
+		fmt.Println(r.Partition, r.Offset, string(r.Value))
+	}
+	// Output:
+	// 0 1 "b"
+	// 0 2 "c"
+}
+
+// Matchers say what they found when they fail.
+func ExampleHaveRecordCount() {
+	g := NewGomega(func(message string, _ ...int) { fmt.Println(message) })
+	records := fabrictest.Records{
+		{Topic: "orders", Partition: 1, Offset: 0, Key: []byte("o-1"), Value: []byte(`{"amount":12.5}`)},
+	}
+	g.Expect(records).To(fabrictest.HaveRecordCount(2))
+	// Output:
+	// Expected 2 record(s), found 1:
+	//     1 record(s) in topic orders:
+	//       p1@0 key="o-1" value={"amount":12.5}
+}

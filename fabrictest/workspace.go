@@ -1,0 +1,163 @@
+package fabrictest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"testing"
+)
+
+// Role is a workspace role.
+type Role string
+
+// Fabric's workspace roles, from most to least privileged. Viewers read,
+// resolve and consume; Contributors and up create items and produce;
+// Members manage role assignments up to Member; Admins manage everything.
+const (
+	Admin       Role = "Admin"
+	Member      Role = "Member"
+	Contributor Role = "Contributor"
+	Viewer      Role = "Viewer"
+)
+
+// Workspace is a Fabric workspace in the environment. Its helpers act as
+// the principal of the Env it came from (see As).
+type Workspace struct {
+	// ID is the workspace id (a GUID).
+	ID string
+	// Name is the display name.
+	Name string
+
+	env *Env
+}
+
+// Workspace creates a workspace named name, with the environment's
+// principal as its Admin, and fails the test if it cannot.
+func (e *Env) Workspace(name string) Workspace {
+	e.t.Helper()
+	ws, err := e.TryWorkspace(name)
+	if err != nil {
+		e.t.Fatalf("fabrictest: create workspace %q: %v", name, err)
+	}
+	return ws
+}
+
+// TryWorkspace is Workspace that returns the error (an *APIError for a
+// refused call) instead of failing the test.
+func (e *Env) TryWorkspace(name string) (Workspace, error) {
+	var out struct {
+		ID          string `json:"id"`
+		DisplayName string `json:"displayName"`
+	}
+	if _, err := e.do(http.MethodPost, "/v1/workspaces", nil, map[string]any{"displayName": name}, 0, &out); err != nil {
+		return Workspace{}, err
+	}
+	return Workspace{ID: out.ID, Name: out.DisplayName, env: e}, nil
+}
+
+// WorkspaceByID returns a handle on an existing workspace, such as one the
+// code under test created; nothing is checked until it is used.
+func (e *Env) WorkspaceByID(id string) Workspace { return Workspace{ID: id, env: e} }
+
+// Env returns the environment view the workspace's helpers use.
+func (w Workspace) Env() *Env { return w.env }
+
+// As returns the workspace handle acting as principal (see Env.As).
+func (w Workspace) As(principal string) Workspace { w.env = w.env.As(principal); return w }
+
+// WithT returns the workspace handle reporting failures to t (see Env.WithT).
+func (w Workspace) WithT(t testing.TB) Workspace { w.env = w.env.WithT(t); return w }
+
+// WithContext returns the workspace handle bounded by ctx (see Env.WithContext).
+func (w Workspace) WithContext(ctx context.Context) Workspace {
+	w.env = w.env.WithContext(ctx)
+	return w
+}
+
+// path is the workspace's REST path.
+func (w Workspace) path() string { return "/v1/workspaces/" + url.PathEscape(w.ID) }
+
+// Grant gives principal (a GUID or a name, see PrincipalID) role in the
+// workspace, as a User, and fails the test if it cannot.
+func (w Workspace) Grant(principal string, role Role) {
+	w.env.t.Helper()
+	if err := w.TryGrant(principal, role); err != nil {
+		w.env.t.Fatalf("fabrictest: grant %s to %q in workspace %s: %v", role, principal, w.ID, err)
+	}
+}
+
+// TryGrant is Grant that returns the error instead of failing the test.
+func (w Workspace) TryGrant(principal string, role Role) error {
+	body := map[string]any{"principal": map[string]any{"id": PrincipalID(principal), "type": "User"}, "role": string(role)}
+	_, err := w.env.do(http.MethodPost, w.path()+"/roleAssignments", nil, body, 0, nil)
+	return err
+}
+
+// Eventstream creates an Eventstream named name in the workspace (with its
+// DefaultStream and Kafka topic) and fails the test if it cannot.
+func (w Workspace) Eventstream(name string) Eventstream {
+	w.env.t.Helper()
+	es, err := w.TryEventstream(name)
+	if err != nil {
+		w.env.t.Fatalf("fabrictest: create eventstream %q in workspace %s: %v", name, w.ID, err)
+	}
+	return es
+}
+
+// TryEventstream is Eventstream that returns the error instead of failing
+// the test. On a real broker it returns once the Eventstream's topic serves
+// offsets, so a consume right after it cannot find the topic missing.
+func (w Workspace) TryEventstream(name string) (Eventstream, error) {
+	var out eventstreamJSON
+	if _, err := w.env.do(http.MethodPost, w.path()+"/eventstreams", nil, map[string]any{"displayName": name}, 0, &out); err != nil {
+		return Eventstream{}, err
+	}
+	es, err := out.handle(w.env)
+	if err != nil {
+		return es, err
+	}
+	ctx, cancel := context.WithTimeout(w.env.ctx, w.env.c.cfg.callTimeout)
+	defer cancel()
+	if err := w.env.c.awaitTopic(ctx, es.Topic); err != nil {
+		return es, fmt.Errorf("eventstream %s created, but %w", es.ID, err)
+	}
+	return es, nil
+}
+
+// eventstreamJSON is the Eventstream item as the API renders it.
+type eventstreamJSON struct {
+	ID          string `json:"id"`
+	WorkspaceID string `json:"workspaceId"`
+	DisplayName string `json:"displayName"`
+	Properties  struct {
+		Streams []struct {
+			ID    string `json:"id"`
+			Topic string `json:"topic"`
+		} `json:"streams"`
+	} `json:"properties"`
+}
+
+func (j eventstreamJSON) handle(e *Env) (Eventstream, error) {
+	if len(j.Properties.Streams) == 0 {
+		return Eventstream{}, fmt.Errorf("eventstream %s has no streams in its properties", j.ID)
+	}
+	s := j.Properties.Streams[0]
+	return Eventstream{ID: j.ID, WorkspaceID: j.WorkspaceID, Name: j.DisplayName, DatasourceID: s.ID, Topic: s.Topic, env: e}, nil
+}
+
+// EventstreamByID returns a handle on an existing Eventstream of the workspace,
+// such as one the code under test created, reading its datasource id and
+// topic from the API; it fails the test if it cannot.
+func (w Workspace) EventstreamByID(id string) Eventstream {
+	w.env.t.Helper()
+	var out eventstreamJSON
+	if _, err := w.env.do(http.MethodGet, w.path()+"/eventstreams/"+url.PathEscape(id), nil, nil, 0, &out); err != nil {
+		w.env.t.Fatalf("fabrictest: get eventstream %s in workspace %s: %v", id, w.ID, err)
+	}
+	es, err := out.handle(w.env)
+	if err != nil {
+		w.env.t.Fatalf("fabrictest: %v", err)
+	}
+	return es
+}
