@@ -1,0 +1,232 @@
+"""Bounded Kafka reads in the driver with kafka-python (the Sail path).
+
+Sail has no Kafka source, so ``format("kafka")`` with ``kafka.bootstrap.servers``
+is read here, in the Python driver, with Spark's batch semantics: resolve the
+partitions of ``subscribe`` / ``subscribePattern`` / ``assign``, turn
+``startingOffsets`` / ``endingOffsets`` into one offset range per partition,
+read each range exactly, and hand back the records and the ranges.
+
+Spark's ``kafka.*`` consumer options become kafka-python keyword arguments: a
+key whose dotted name is a kafka-python setting (``request.timeout.ms`` →
+``request_timeout_ms``) passes through; SASL's ``sasl.jaas.config`` is parsed
+into user name and password; a PEM ``ssl.truststore.location`` becomes
+``ssl_cafile``; anything else fails naming the option.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from .kafka_schema import KafkaRecord
+from .options import EndSpec, KafkaOptionError, assign_partitions
+
+Offsets = Dict[str, Dict[int, int]]
+
+# Spark/Java consumer keys with no kafka-python meaning that are safe to drop.
+_IGNORED_KEYS = {
+    "group.id",  # the driver reads with assign() and commits nothing
+    "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "auto.commit.interval.ms",
+    "ssl.endpoint.identification.algorithm",  # handled below
+}
+
+
+@dataclass
+class ConsumeResult:
+    """Records read plus the range each partition was read over."""
+
+    records: List[KafkaRecord]
+    start: Offsets = field(default_factory=dict)
+    end: Offsets = field(default_factory=dict)
+
+
+def client_config(kafka_params: Mapping[str, str], defaults: Mapping[str, Any], role: str) -> Dict[str, Any]:
+    """Spark ``kafka.*`` params (prefix stripped) → kafka-python kwargs.
+
+    ``defaults`` is the kafka-python client's ``DEFAULT_CONFIG`` (consumer or
+    producer); ``role`` names the path in error messages.
+    """
+    cfg: Dict[str, Any] = {}
+    params = {k.lower(): (k, v) for k, v in kafka_params.items()}
+    for lkey, (key, value) in params.items():
+        opt = "kafka." + key
+        if lkey == "bootstrap.servers":
+            cfg["bootstrap_servers"] = [s.strip() for s in value.split(",") if s.strip()]
+        elif lkey == "sasl.jaas.config":
+            user = re.search(r'username\s*=\s*"([^"]*)"', value)
+            pwd = re.search(r'password\s*=\s*"([^"]*)"', value)
+            if "Krb5LoginModule" in value:
+                raise KafkaOptionError(opt, f"option '{opt}': Kerberos (GSSAPI) is not supported by the driver-side "
+                                            f"Kafka {role} on Sail")
+            if not user or pwd is None:
+                raise KafkaOptionError(opt, f"option '{opt}': want a PlainLoginModule or ScramLoginModule line with "
+                                            f'username="…" password="…"')
+            cfg["sasl_plain_username"], cfg["sasl_plain_password"] = user.group(1), pwd.group(1)
+        elif lkey == "ssl.truststore.location":
+            ttype = (params.get("ssl.truststore.type", ("", "PEM"))[1] or "PEM").upper()
+            if ttype != "PEM":
+                raise KafkaOptionError(
+                    "kafka.ssl.truststore.type", f"option 'kafka.ssl.truststore.type'={ttype}: the driver-side Kafka "
+                    f"{role} on Sail takes PEM truststores (kafka.ssl.truststore.type=PEM)")
+            cfg["ssl_cafile"] = value
+        elif lkey == "ssl.truststore.type":
+            continue
+        elif lkey == "ssl.endpoint.identification.algorithm":
+            cfg["ssl_check_hostname"] = value.strip().lower() == "https"
+        elif lkey in _IGNORED_KEYS:
+            continue
+        else:
+            name = lkey.replace(".", "_")
+            if name not in defaults or name in ("key_deserializer", "value_deserializer", "key_serializer",
+                                                "value_serializer", "enable_auto_commit", "auto_offset_reset",
+                                                "group_id"):
+                raise KafkaOptionError(opt, f"option '{opt}' has no equivalent in the driver-side Kafka {role} "
+                                            f"on Sail (kafka-python)")
+            default = defaults[name]
+            if isinstance(default, bool):
+                cfg[name] = value.strip().lower() == "true"
+            elif isinstance(default, int) and value.strip().lstrip("-").isdigit():
+                cfg[name] = int(value)
+            else:
+                cfg[name] = value
+    return cfg
+
+
+def consumer_config(kafka_params: Mapping[str, str]) -> Dict[str, Any]:
+    """Spark ``kafka.*`` consumer params → ``KafkaConsumer`` kwargs."""
+    from kafka import KafkaConsumer
+
+    return client_config(kafka_params, KafkaConsumer.DEFAULT_CONFIG, "read")
+
+
+def _topic_partitions(consumer: Any, kind: str, value: str) -> List[Tuple[str, int]]:
+    if kind == "assign":
+        return sorted((t, p) for t, ps in assign_partitions(value).items() for p in ps)
+    if kind == "subscribe":
+        topics = [t.strip() for t in value.split(",") if t.strip()]
+    else:
+        pattern = re.compile(value)
+        topics = sorted(t for t in consumer.topics() if pattern.fullmatch(t))
+    out: List[Tuple[str, int]] = []
+    for t in topics:
+        parts = consumer.partitions_for_topic(t)
+        if parts is None:  # metadata not loaded yet, or no such topic
+            consumer.topics()
+            parts = consumer.partitions_for_topic(t)
+        out.extend((t, p) for p in sorted(parts or ()))
+    return out
+
+
+def _resolve(spec: EndSpec, name: str, tps: List[Tuple[str, int]], low: Dict, high: Dict,
+             default_missing: Optional[str]) -> Dict[Tuple[str, int], int]:
+    out: Dict[Tuple[str, int], int] = {}
+    if isinstance(spec, str):
+        for tp in tps:
+            out[tp] = low[tp] if spec == "earliest" else high[tp]
+        return out
+    named = {(t, p): o for t, ps in spec.items() for p, o in ps.items()}
+    missing = [tp for tp in tps if tp not in named]
+    if missing and default_missing is None:
+        raise KafkaOptionError(
+            name, f"If {name} contains specific offsets, you must specify all TopicPartitions.\n"
+                  f"Use -1 for latest, -2 for earliest.\nSpecified: {sorted(named)} Assigned: {sorted(tps)}")
+    unknown = [tp for tp in named if tp not in low]
+    if unknown:
+        raise KafkaOptionError(name, f"{name} names partitions the topics do not have: {sorted(unknown)}")
+    for tp in tps:
+        o = named.get(tp, -2 if default_missing == "earliest" else -1)
+        out[tp] = low[tp] if o == -2 else high[tp] if o == -1 else o
+    return out
+
+
+def consume(
+    kafka_params: Mapping[str, str],
+    kind: str,
+    value: str,
+    starting: EndSpec,
+    ending: EndSpec,
+    *,
+    fail_on_data_loss: bool = True,
+    poll_timeout_ms: int = 120_000,
+    partitions_default_missing: Optional[str] = None,
+) -> ConsumeResult:
+    """Read the records of every subscribed partition in ``[starting, ending)``.
+
+    ``starting``/``ending`` are ``"earliest"``, ``"latest"`` or
+    ``{topic: {partition: offset}}`` (-2 earliest, -1 latest). A starting offset
+    below the log start fails with ``failOnDataLoss`` (Spark's default) and is
+    moved to the log start without it. ``poll_timeout_ms`` bounds the wait for
+    a partition that stops yielding records before its end offset.
+    """
+    from kafka import KafkaConsumer, TopicPartition
+
+    cfg = consumer_config(kafka_params)
+    cfg.update(enable_auto_commit=False, group_id=None)
+    consumer = KafkaConsumer(**cfg)
+    try:
+        tps = _topic_partitions(consumer, kind, value)
+        ktps = [TopicPartition(t, p) for t, p in tps]
+        low = {(tp.topic, tp.partition): o for tp, o in consumer.beginning_offsets(ktps).items()} if ktps else {}
+        high = {(tp.topic, tp.partition): o for tp, o in consumer.end_offsets(ktps).items()} if ktps else {}
+        start = _resolve(starting, "startingOffsets", tps, low, high, partitions_default_missing)
+        end = _resolve(ending, "endingOffsets", tps, low, high, partitions_default_missing)
+        for tp in tps:
+            if start[tp] < low[tp]:
+                if fail_on_data_loss:
+                    raise KafkaOptionError(
+                        "failOnDataLoss",
+                        f"Partition {tp[0]}-{tp[1]}'s offset was changed from {start[tp]} to {low[tp]}, some data "
+                        f"may have been missed. Some data may have been lost because they are not available in "
+                        f"Kafka any more. If you don't want your query to fail in such cases, set the source "
+                        f"option 'failOnDataLoss' to 'false'.")
+                start[tp] = low[tp]
+            if end[tp] > high[tp]:
+                end[tp] = high[tp]
+            if start[tp] > end[tp]:
+                raise KafkaOptionError(
+                    "endingOffsets", f"The start offset {start[tp]} of {tp[0]}-{tp[1]} is after its end offset "
+                                     f"{end[tp]}")
+        pending = {tp: TopicPartition(*tp) for tp in tps if start[tp] < end[tp]}
+        records: List[KafkaRecord] = []
+        if pending:
+            consumer.assign(list(pending.values()))
+            for tp, ktp in pending.items():
+                consumer.seek(ktp, start[tp])
+            last_progress = time.monotonic()
+            while pending:
+                batch = consumer.poll(timeout_ms=500, max_records=10_000)
+                got = False
+                for ktp, recs in batch.items():
+                    key = (ktp.topic, ktp.partition)
+                    for r in recs:
+                        if r.offset >= end[key]:
+                            break
+                        got = True
+                        records.append(KafkaRecord(
+                            key=r.key, value=r.value, topic=r.topic, partition=r.partition, offset=r.offset,
+                            timestamp_ms=r.timestamp if r.timestamp is not None else -1,
+                            timestamp_type=r.timestamp_type if r.timestamp_type is not None else -1,
+                            headers=[(k, v) for k, v in r.headers] if r.headers else None,
+                        ))
+                for key in list(pending):
+                    if consumer.position(pending[key]) >= end[key]:
+                        consumer.pause(pending.pop(key))
+                if got:
+                    last_progress = time.monotonic()
+                elif pending and (time.monotonic() - last_progress) * 1000 > poll_timeout_ms:
+                    raise TimeoutError(
+                        f"Kafka read stalled: no records for {poll_timeout_ms} ms (kafkaConsumer.pollTimeoutMs) "
+                        f"before the end offsets of {sorted(pending)}")
+        records.sort(key=lambda r: (r.topic, r.partition, r.offset))
+
+        def nest(m: Dict[Tuple[str, int], int]) -> Offsets:
+            out: Offsets = {}
+            for (t, p), o in m.items():
+                out.setdefault(t, {})[p] = o
+            return out
+
+        return ConsumeResult(records=records, start=nest(start), end=nest(end))
+    finally:
+        consumer.close()

@@ -1,0 +1,199 @@
+"""The notebook snippet on JVM Spark 3.5.5 (local[1]) with the real spark-sql-kafka source.
+
+Broker: Apache Kafka 3.9.1 in a container (fabrictest/kafka:3.9.1-local), not
+the emulator's embedded broker. With the embedded broker (franz-go kfake)
+Spark's Java client fails before reading anything: kfake answers
+ApiVersions (v3, what kafka-clients 3.4.1 sends) with SupportedFeatures whose
+minVersion is 0, and kafka-clients 3.4.1 refuses such a range
+(``IllegalArgumentException: Expected minValue >= 1, maxValue >= 1 and maxValue
+>= minValue, but received minValue: 0, maxValue: 1`` in
+``SupportedVersionRange.<init>`` ← ``NodeApiVersions.<init>`` ←
+``NetworkClient.handleApiVersionsResponse``), which kills the AdminClient
+thread (``TimeoutException: The AdminClient thread has exited. Call:
+describeTopics``). Apache Kafka 3.9 leaves such features out of ApiVersions
+answers below v4, so the same jar works against it.
+
+JVM Spark here is the Scala 2.13 build of Spark 3.5.5 that
+scripts/install-spark-deps.sh lays out from Maven (see spark_agent.jvm for why
+not the wheel's Scala 2.12 jars).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator, List
+
+import pytest
+
+from conftest import Emulator, assert_kafka_rows, orders
+
+pytestmark = pytest.mark.jvm
+
+
+@pytest.fixture(scope="module")
+def spark(kafka_emulator: Emulator) -> Iterator[Any]:
+    from spark_agent import install
+    from spark_agent.jvm import INSTALL_HINT, session_builder
+
+    try:
+        builder = session_builder("local[1]")
+    except FileNotFoundError as e:
+        pytest.fail(f"{e} (bash scripts/install-spark-deps.sh)" if INSTALL_HINT not in str(e) else str(e),
+                    pytrace=False)
+    session = (builder.config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.streaming.noDataProgressEventInterval", "200")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    install(session, kafka_emulator.url, kafka_emulator.token)
+    try:
+        yield session
+    finally:
+        for q in session.streams.active:
+            q.stop()
+        session.stop()
+
+
+@pytest.fixture(scope="module")
+def workspace(kafka_emulator: Emulator) -> str:
+    return kafka_emulator.create_workspace("jvm-witness")
+
+
+def _wait(what: str, cond: Callable[[], bool], timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.2)
+
+
+def test_notebook_snippet_runs_unmodified(spark: Any, kafka_emulator: Emulator, workspace: str) -> None:
+    """Spark's default for a stream is startingOffsets=latest: the query starts,
+    its first trigger pins the offsets, then the events are produced."""
+    from spark_agent import KAFKA_SCHEMA
+
+    es = kafka_emulator.create_eventstream(workspace, "orders")
+    item_id, datasource_id = es.item_id, es.datasource_id
+    batches: List[Any] = []
+
+    def showDf(df: Any, epoch_id: int) -> None:
+        rows = df.collect()
+        if rows:
+            batches.append((epoch_id, df.schema, rows))
+
+    # --- the Fabric notebook cell, unmodified ---
+    df_raw = spark.readStream.format("kafka").options(**{
+        "eventstream.itemid": item_id,
+        "eventstream.datasourceid": datasource_id,
+    }).load()
+    query = df_raw.writeStream.foreachBatch(showDf).outputMode("append").start()
+    # ---
+    try:
+        assert query.isActive
+        _wait("the first trigger (offsets pinned at latest)", lambda: bool(query.recentProgress))
+        events = orders(7)
+        produced = kafka_emulator.produce(es, events)
+        _wait("7 rows in foreachBatch", lambda: sum(len(r) for _, _, r in batches) >= len(events))
+    finally:
+        query.stop()
+    assert not query.isActive
+    assert query.exception() is None
+
+    rows = [r for _, _, r in batches for r in r]
+    schema = batches[0][1]
+    assert schema == KAFKA_SCHEMA
+    assert [f.name for f in schema.fields] == ["key", "value", "topic", "partition", "offset", "timestamp",
+                                               "timestampType"]
+    assert_kafka_rows(rows, es, produced, events)
+    # The real source, not a stand-in: its plan names the Kafka micro-batch stream.
+    assert "KafkaV2" in query.lastProgress["sources"][0]["description"] or \
+        "Kafka" in query.lastProgress["sources"][0]["description"]
+
+
+def test_wrong_item_id_fails_at_load_with_item_not_found(spark: Any, kafka_emulator: Emulator,
+                                                         workspace: str) -> None:
+    from spark_agent import EventstreamError, KafkaOptionError
+
+    es = kafka_emulator.create_eventstream(workspace, "wrong-id")
+    with pytest.raises(EventstreamError) as ei:
+        spark.readStream.format("kafka").options(**{
+            "eventstream.itemid": "00000000-0000-0000-0000-000000000000",
+            "eventstream.datasourceid": es.datasource_id}).load()
+    assert ei.value.error_code == "ItemNotFound" and ei.value.status == 404
+    with pytest.raises(KafkaOptionError, match="eventstream.itemid"):
+        spark.readStream.format("kafka").option("eventstream.datasourceid", es.datasource_id).load()
+
+
+def test_options_reach_the_kafka_source_and_plain_kafka_is_untouched(spark: Any, kafka_emulator: Emulator,
+                                                                     workspace: str) -> None:
+    """includeHeaders and JSON starting/ending offsets go through with the
+    eventstream pair; without it, format("kafka") is Spark's own."""
+    from spark_agent import KAFKA_SCHEMA_WITH_HEADERS
+
+    es = kafka_emulator.create_eventstream(workspace, "batch")
+    events = orders(6)
+    produced = kafka_emulator.produce(es, events)
+    df = spark.read.format("kafka").options(**{
+        "eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id,
+        "includeHeaders": "true"}).load()
+    assert df.schema == KAFKA_SCHEMA_WITH_HEADERS
+    rows = {bytes(r["key"]).decode(): r for r in df.collect()}
+    assert_kafka_rows(list(rows.values()), es, produced, events)
+    assert [(h["key"], bytes(h["value"])) for h in rows["o-3"]["headers"]] == [("source", b"pytest"), ("seq", b"3")]
+    assert rows["o-1"]["headers"] is None
+
+    part = produced["events"][0]["partition"]
+    ending = {es.topic: {str(p): -1 for p in range(4)}}
+    ending[es.topic][str(part)] = produced["events"][0]["offset"]  # exclusive: stop before the first event
+    starting = {es.topic: {str(p): -2 for p in range(4)}}
+    ranged = spark.read.format("kafka").options(**{
+        "eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id,
+        "startingOffsets": json.dumps(starting), "endingOffsets": json.dumps(ending)}).load()
+    keys = {bytes(r["key"]).decode() for r in ranged.collect()}
+    cut = produced["events"][0]["offset"]
+    assert keys == {e["key"] for e, w in zip(events, produced["events"])
+                    if w["partition"] != part or w["offset"] < cut}
+    assert "o-0" not in keys
+
+    bootstrap = kafka_emulator.resolve(es)["bootstrapServers"]
+    plain = (spark.read.format("kafka").option("kafka.bootstrap.servers", bootstrap)
+             .option("subscribe", es.topic).load())
+    assert plain.count() == 6
+
+
+def test_checkpointed_stream_resumes_from_its_checkpoint(spark: Any, kafka_emulator: Emulator, workspace: str,
+                                                         tmp_path: Path) -> None:
+    es = kafka_emulator.create_eventstream(workspace, "resume")
+    kafka_emulator.produce(es, orders(4, "first"))
+    ckpt = str(tmp_path / "ckpt")
+
+    def run() -> List[str]:
+        keys: List[str] = []
+        df = spark.readStream.format("kafka").options(**{
+            "eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id,
+            "startingOffsets": "earliest"}).load()
+        q = (df.writeStream.foreachBatch(lambda d, epoch: keys.extend(bytes(r["key"]).decode() for r in d.collect()))
+             .option("checkpointLocation", ckpt).trigger(availableNow=True).start())
+        assert q.awaitTermination(180), "availableNow query did not finish"
+        assert q.exception() is None
+        return sorted(keys)
+
+    assert run() == ["first-0", "first-1", "first-2", "first-3"]
+    kafka_emulator.produce(es, orders(3, "second"))
+    assert run() == ["second-0", "second-1", "second-2"]
+
+
+def test_lakehouse_destination_on_apache_kafka(kafka_emulator: Emulator, workspace: str) -> None:
+    """Bind a Lakehouse, produce through the Custom HTTP source, read the Delta commit with delta-rs."""
+    from deltalake import DeltaTable
+
+    emu = kafka_emulator
+    es = emu.create_eventstream(workspace, "to-lakehouse")
+    lh = emu.call("POST", f"/v1/workspaces/{workspace}/lakehouses", {"displayName": "jvm_lh"})
+    emu.bind_lakehouse(es, lh["id"], "orders")
+    emu.produce(es, [{"key": e["key"], "value": e["value"]} for e in orders(5)])
+    table = Path(lh["properties"]["oneLakeTablesPath"]) / "orders"
+    t = DeltaTable(str(table)).to_pyarrow_table()
+    assert t.num_rows == 5
+    assert {"id", "amount", "note"} <= set(t.column_names)

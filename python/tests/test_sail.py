@@ -1,0 +1,331 @@
+"""The notebook snippet on Sail (pysail's Spark Connect server, in-process).
+
+Sail has no Kafka source and refuses ``foreachBatch`` at ``start()``; the
+adapter reads in the driver and runs the batch function there. The emulator
+runs on its embedded broker (franz-go kfake): the driver-side reads use the
+emulator's consume route and kafka-python, both of which work with it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Iterator, List
+
+import pytest
+
+from conftest import Emulator, Eventstream, assert_kafka_rows, orders
+
+pytestmark = pytest.mark.sail
+
+NOTEBOOK_SCHEMA_FIELDS = ["key", "value", "topic", "partition", "offset", "timestamp", "timestampType"]
+
+
+@pytest.fixture(scope="module")
+def spark(embedded_emulator: Emulator) -> Iterator[Any]:
+    from pysail.spark import SparkConnectServer
+    from pyspark.sql import SparkSession
+
+    from spark_agent import install
+
+    server = SparkConnectServer("127.0.0.1", 0)
+    server.start(background=True)
+    _, port = server.listening_address
+    session = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
+    install(session, embedded_emulator.url, embedded_emulator.token)
+    try:
+        yield session
+    finally:
+        session.stop()
+        server.stop()
+        # pyspark 3.5 marks the whole process as Spark Connect; let a classic
+        # (JVM) session start after this module in the same run.
+        os.environ.pop("SPARK_CONNECT_MODE_ENABLED", None)
+        os.environ.pop("SPARK_REMOTE", None)
+
+
+@pytest.fixture(scope="module")
+def workspace(embedded_emulator: Emulator) -> str:
+    return embedded_emulator.create_workspace("sail-witness")
+
+
+def _es(emu: Emulator, ws: str, name: str) -> Eventstream:
+    return emu.create_eventstream(ws, name)
+
+
+def test_notebook_snippet_runs_unmodified(spark: Any, embedded_emulator: Emulator, workspace: str,
+                                          capfd: pytest.CaptureFixture) -> None:
+    from spark_agent import KAFKA_SCHEMA
+
+    es = _es(embedded_emulator, workspace, "orders")
+    events = orders(7)
+    produced = embedded_emulator.produce(es, events)
+    item_id, datasource_id = es.item_id, es.datasource_id
+
+    batches: List[Any] = []
+
+    def showDf(df: Any, epoch_id: int) -> None:
+        df.show(truncate=False)
+        batches.append((epoch_id, df.schema, df.collect()))
+
+    # --- the Fabric notebook cell, unmodified ---
+    df_raw = spark.readStream.format("kafka").options(**{
+        "eventstream.itemid": item_id,
+        "eventstream.datasourceid": datasource_id,
+    }).load()
+    query = df_raw.writeStream.foreachBatch(showDf).outputMode("append").start()
+    # ---
+
+    assert query.isActive is False
+    assert query.awaitTermination(10) is True
+    query.stop()
+    assert query.exception() is None
+    assert query.lastProgress["numInputRows"] == len(events)
+    err = capfd.readouterr().err
+    assert "running foreachBatch in the driver on one micro-batch" in err, err
+
+    assert len(batches) == 1
+    epoch, schema, rows = batches[0]
+    assert epoch == 0
+    assert schema == KAFKA_SCHEMA
+    assert [f.name for f in schema.fields] == NOTEBOOK_SCHEMA_FIELDS
+    assert [f.dataType.simpleString() for f in schema.fields] == [
+        "binary", "binary", "string", "int", "bigint", "timestamp", "int"]
+    assert all(f.nullable for f in schema.fields)
+    assert_kafka_rows(rows, es, produced, events)
+
+
+def test_decoded_projection_like_the_fabric_sample(spark: Any, embedded_emulator: Emulator, workspace: str) -> None:
+    """Microsoft's sample casts key/value to string before foreachBatch."""
+    from pyspark.sql.functions import col
+
+    es = _es(embedded_emulator, workspace, "decoded")
+    embedded_emulator.produce(es, orders(3))
+    df_raw = spark.readStream.format("kafka").options(**{
+        "eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id}).load()
+    decoded = df_raw.select(col("key").cast("string"), col("value").cast("string"), "partition", "offset")
+    got: List[Any] = []
+    decoded.writeStream.foreachBatch(lambda df, epoch: got.extend(df.collect())).outputMode("append").start()
+    assert sorted(r["key"] for r in got) == ["o-0", "o-1", "o-2"]
+    assert json.loads(next(r["value"] for r in got if r["key"] == "o-1"))["id"] == 1
+
+
+def test_wrong_item_id_fails_at_load_with_item_not_found(spark: Any, embedded_emulator: Emulator,
+                                                         workspace: str) -> None:
+    from spark_agent import EventstreamError
+
+    es = _es(embedded_emulator, workspace, "wrong-id")
+    with pytest.raises(EventstreamError) as ei:
+        spark.readStream.format("kafka").options(**{
+            "eventstream.itemid": "00000000-0000-0000-0000-000000000000",
+            "eventstream.datasourceid": es.datasource_id}).load()
+    assert ei.value.error_code == "ItemNotFound"
+    assert ei.value.status == 404
+    assert "ItemNotFound" in str(ei.value) and "00000000-0000-0000-0000-000000000000" in str(ei.value)
+
+    with pytest.raises(EventstreamError) as ei:
+        spark.read.format("kafka").options(**{
+            "eventstream.itemid": es.item_id,
+            "eventstream.datasourceid": "11111111-1111-1111-1111-111111111111"}).load()
+    assert ei.value.error_code == "DatasourceNotFound"
+
+
+def test_one_id_alone_fails_naming_the_other(spark: Any, embedded_emulator: Emulator, workspace: str) -> None:
+    from spark_agent import KafkaOptionError
+
+    es = _es(embedded_emulator, workspace, "one-id")
+    with pytest.raises(KafkaOptionError, match="eventstream.datasourceid") as ei:
+        spark.readStream.format("kafka").option("eventstream.itemid", es.item_id).load()
+    assert ei.value.option == "eventstream.datasourceid"
+    with pytest.raises(KafkaOptionError, match="eventstream.itemid"):
+        spark.readStream.format("kafka").option("eventstream.datasourceid", es.datasource_id).load()
+
+
+def test_bootstrap_servers_and_subscribe_without_eventstream(spark: Any, embedded_emulator: Emulator,
+                                                             workspace: str) -> None:
+    """Native format("kafka") on Sail: driver-side consume with kafka-python."""
+    from spark_agent import KAFKA_SCHEMA, KAFKA_SCHEMA_WITH_HEADERS
+
+    es = _es(embedded_emulator, workspace, "native")
+    events = orders(6)
+    produced = embedded_emulator.produce(es, events)
+    bootstrap = embedded_emulator.resolve(es)["bootstrapServers"]
+
+    df = spark.read.format("kafka").option("kafka.bootstrap.servers", bootstrap).option("subscribe", es.topic).load()
+    assert df.schema == KAFKA_SCHEMA
+    assert_kafka_rows(df.collect(), es, produced, events)
+
+    # subscribePattern, includeHeaders: the header map arrives in order; no headers → null
+    dfh = (spark.read.format("kafka").option("kafka.bootstrap.servers", bootstrap)
+           .option("subscribePattern", re.escape(es.item_id) + r"\..*").option("includeHeaders", "true").load())
+    assert dfh.schema == KAFKA_SCHEMA_WITH_HEADERS
+    rows = {bytes(r["key"]).decode(): r for r in dfh.collect()}
+    assert len(rows) == 6
+    assert [(h["key"], bytes(h["value"])) for h in rows["o-3"]["headers"]] == [("source", b"pytest"), ("seq", b"3")]
+    assert rows["o-1"]["headers"] is None
+
+    # assign + JSON startingOffsets/endingOffsets: exactly the asked range
+    part = produced["events"][0]["partition"]
+    in_part = sorted(e["offset"] for e in produced["events"] if e["partition"] == part)
+    dfa = (spark.read.format("kafka").option("kafka.bootstrap.servers", bootstrap)
+           .option("assign", json.dumps({es.topic: [part]}))
+           .option("startingOffsets", json.dumps({es.topic: {str(part): in_part[0] + 1 if len(in_part) > 1 else -2}}))
+           .option("endingOffsets", json.dumps({es.topic: {str(part): -1}})).load())
+    want = in_part[1:] if len(in_part) > 1 else in_part
+    assert sorted(r["offset"] for r in dfa.collect()) == want
+    assert {r["partition"] for r in dfa.collect()} == {part}
+
+
+def test_bytes_survive_non_utf8_and_base64_lookalikes(spark: Any, embedded_emulator: Emulator, workspace: str) -> None:
+    """Values that are not UTF-8, and text that happens to look like base64, come back byte for byte
+    through the emulator's consume route (base64 on the wire) and through kafka-python."""
+    from kafka import KafkaProducer
+
+    es = _es(embedded_emulator, workspace, "bytes")
+    bootstrap = embedded_emulator.resolve(es)["bootstrapServers"]
+    values = [b"\xff\x00\xfe\x80binary", b"aGVsbG8=", b"", "näive €".encode()]
+    p = KafkaProducer(bootstrap_servers=bootstrap)
+    for i, v in enumerate(values):
+        p.send(es.topic, key=f"k{i}".encode(), value=v, partition=0, headers=[("h", b"\x00\xff")])
+    p.flush()
+    p.close()
+    embedded_emulator.produce(es, [{"key": "b64", "value": "aGVsbG8="}])
+
+    for df in (
+        spark.read.format("kafka").options(**{"eventstream.itemid": es.item_id,
+                                               "eventstream.datasourceid": es.datasource_id,
+                                               "includeHeaders": "true"}).load(),
+        spark.read.format("kafka").option("kafka.bootstrap.servers", bootstrap).option("subscribe", es.topic)
+        .option("includeHeaders", "true").load(),
+    ):
+        got = {bytes(r["key"]): r for r in df.collect()}
+        for i, v in enumerate(values):
+            assert bytes(got[f"k{i}".encode()]["value"]) == v
+            assert [(h["key"], bytes(h["value"])) for h in got[f"k{i}".encode()]["headers"]] == [("h", b"\x00\xff")]
+        assert bytes(got[b"b64"]["value"]) == b"aGVsbG8="
+
+
+def test_checkpoint_resumes_with_only_new_records(spark: Any, embedded_emulator: Emulator, workspace: str,
+                                                  tmp_path: Path, capfd: pytest.CaptureFixture) -> None:
+    es = _es(embedded_emulator, workspace, "resume")
+    embedded_emulator.produce(es, orders(4, "first"))
+    ckpt = str(tmp_path / "ckpt")
+
+    def run() -> List[Any]:
+        got: List[Any] = []
+        df = spark.readStream.format("kafka").options(**{
+            "eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id}).load()
+        q = (df.writeStream.foreachBatch(lambda d, epoch: got.append((epoch, d.collect())))
+             .option("checkpointLocation", ckpt).trigger(availableNow=True).start())
+        q.awaitTermination()
+        return got
+
+    first = run()
+    assert [e for e, _ in first] == [0] and len(first[0][1]) == 4
+    embedded_emulator.produce(es, orders(3, "second"))
+    second = run()
+    assert [e for e, _ in second] == [1]
+    assert sorted(bytes(r["key"]).decode() for r in second[0][1]) == ["second-0", "second-1", "second-2"]
+    assert run() == []
+    assert "no new records since the checkpoint" in capfd.readouterr().err
+
+
+def test_ten_thousand_records_in_several_local_relations(spark: Any, embedded_emulator: Emulator, workspace: str,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any number of records: reads bigger than one LocalRelation's budget become
+    several relations (temporary views, unioned) instead of being capped."""
+    from spark_agent import sail
+
+    es = _es(embedded_emulator, workspace, "many")
+    n = 10_000
+    embedded_emulator.produce(es, [{"key": f"k{i}", "value": {"i": i}} for i in range(n)])
+    monkeypatch.setattr(sail, "DEFAULT_CHUNK_BYTES", 128 * 1024)
+    df = spark.read.format("kafka").options(**{"eventstream.itemid": es.item_id,
+                                               "eventstream.datasourceid": es.datasource_id}).load()
+    assert df.count() == n
+    assert df.selectExpr("count(distinct key)").first()[0] == n
+    assert len(df._plan._views) > 1  # the budget really split the read
+
+
+def test_max_offsets_per_trigger_splits_the_batches(spark: Any, embedded_emulator: Emulator, workspace: str) -> None:
+    es = _es(embedded_emulator, workspace, "paced")
+    embedded_emulator.produce(es, orders(10))
+    sizes: List[Any] = []
+    df = spark.readStream.format("kafka").options(**{
+        "eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id,
+        "maxOffsetsPerTrigger": "4"}).load()
+    df.writeStream.foreachBatch(lambda d, epoch: sizes.append((epoch, d.count()))).start().awaitTermination()
+    assert sizes == [(0, 4), (1, 4), (2, 2)]
+
+
+def test_kafka_sink_round_trip(spark: Any, embedded_emulator: Emulator, workspace: str) -> None:
+    """write.format("kafka") produces from the driver, byte for byte; read it back."""
+    src = _es(embedded_emulator, workspace, "sink-src")
+    dst = _es(embedded_emulator, workspace, "sink-dst")
+    events = orders(5)
+    embedded_emulator.produce(src, events)
+    bootstrap = embedded_emulator.resolve(src)["bootstrapServers"]
+    df = spark.read.format("kafka").options(**{"eventstream.itemid": src.item_id,
+                                               "eventstream.datasourceid": src.datasource_id,
+                                               "includeHeaders": "true"}).load()
+    (df.select("key", "value", "headers").write.format("kafka").option("kafka.bootstrap.servers", bootstrap)
+     .option("topic", dst.topic).save())
+    back = spark.read.format("kafka").options(**{"eventstream.itemid": dst.item_id,
+                                                 "eventstream.datasourceid": dst.datasource_id,
+                                                 "includeHeaders": "true"}).load().collect()
+    assert sorted((bytes(r["key"]), bytes(r["value"])) for r in back) == sorted(
+        (bytes(r["key"]), bytes(r["value"])) for r in df.collect())
+    assert sum(1 for r in back if r["headers"]) == sum(1 for e in events if "headers" in e)
+
+
+def test_refusals_name_the_option(spark: Any, embedded_emulator: Emulator, workspace: str) -> None:
+    from spark_agent import KafkaOptionError
+
+    es = _es(embedded_emulator, workspace, "refusals")
+    ids = {"eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id}
+    bootstrap = embedded_emulator.resolve(es)["bootstrapServers"]
+    cases = [
+        ({**ids, "startingTimestamp": "1000"}, "startingTimestamp"),
+        ({**ids, "subscribe": es.topic}, "subscribe"),
+        ({"kafka.bootstrap.servers": bootstrap}, "subscribe"),
+        ({"kafka.bootstrap.servers": bootstrap, "subscribe": es.topic, "kafka.auto.offset.reset": "earliest"},
+         "kafka.auto.offset.reset"),
+        ({"kafka.bootstrap.servers": bootstrap, "subscribe": es.topic, "kafka.no.such.setting": "1"},
+         "kafka.no.such.setting"),
+    ]
+    for opts, name in cases:
+        with pytest.raises(KafkaOptionError) as ei:
+            spark.read.format("kafka").options(**opts).load()
+        assert ei.value.option == name, (opts, ei.value)
+    with pytest.raises(KafkaOptionError, match="ending offset not valid in streaming queries"):
+        spark.readStream.format("kafka").options(**ids, endingOffsets="latest").load()
+    with pytest.raises(KafkaOptionError, match="can't be latest for batch"):
+        spark.read.format("kafka").options(**ids, startingOffsets="latest").load()
+
+
+def test_lakehouse_destination_writes_delta_read_by_delta_rs(embedded_emulator: Emulator, workspace: str) -> None:
+    """The witness's first half: bind a Lakehouse, produce, read Tables/<name>/_delta_log with delta-rs."""
+    from deltalake import DeltaTable
+
+    emu = embedded_emulator
+    es = _es(emu, workspace, "to-lakehouse")
+    lh = emu.call("POST", f"/v1/workspaces/{workspace}/lakehouses", {"displayName": "sail_lh"})
+    dest = emu.bind_lakehouse(es, lh["id"], "orders")
+    assert dest["type"] == "Lakehouse"
+    events = orders(5)
+    emu.produce(es, [{"key": e["key"], "value": e["value"]} for e in events])
+    table = Path(lh["properties"]["oneLakeTablesPath"]) / "orders"
+    assert (table / "_delta_log").is_dir()
+    dt = DeltaTable(str(table))
+    t = dt.to_pyarrow_table()
+    assert t.num_rows == 5
+    assert {"id", "amount", "note"} <= set(t.column_names)
+
+
+def test_rate_is_never_used() -> None:
+    """The adapter never maps an Eventstream onto the rate source."""
+    src = Path(__file__).resolve().parents[1] / "spark_agent"
+    for f in src.glob("*.py"):
+        assert not re.search(r"""["']rate["']""", f.read_text()), f

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# install-spark-deps.sh — what the Spark adapter (python/spark_agent) and its
+# pytest suite need, on both engines:
+#
+#   * a virtual environment at $REPO/.cache/venv (created if missing, the same
+#     one scripts/install-python-deps.sh uses) with python/requirements-spark.txt
+#     installed — pyspark 3.5.5 (JVM Spark, and the Spark Connect client for
+#     Sail), pysail, kafka-python — plus python/requirements-test.txt when it
+#     exists, in one pip call so one resolver sees both files; and the
+#     spark_agent package itself, editable (pip install -e python/).
+#   * JVM Spark for offline use, resolved with Maven:
+#     - $REPO/.cache/spark-3.5.5-scala2.13: a SPARK_HOME holding the Scala 2.13
+#       build of Spark 3.5.5 (jars/: spark-sql_2.13 and its runtime closure,
+#       from python/jvm/pom.xml; bin/: the launcher scripts of the pyspark
+#       wheel). Why not the wheel's own Scala 2.12 jars: the Maven registry
+#       reachable here does not serve spark-sql-kafka-0-10_2.12 (no 3.5.x
+#       version, jar or pom), only the _2.13 build, and Scala 2.12 Spark cannot
+#       load a Scala 2.13 connector.
+#     - $REPO/.cache/spark-jars: the Kafka source for spark.jars:
+#       spark-sql-kafka-0-10_2.13:3.5.5, spark-token-provider-kafka-0-10_2.13:3.5.4
+#       (3.5.5 of that artifact is not served; the module is unchanged between
+#       the two patch releases), kafka-clients 3.4.1, commons-pool2 2.11.1 —
+#       the versions spark-sql-kafka 3.5.5's pom names.
+#
+# Idempotent and non-interactive: a stamp file records a hash of both
+# requirement files, this script and the interpreter version; when it matches,
+# the venv imports pyspark/pysail/kafka and every jar is present, the script
+# exits at once. Progress goes to stderr.
+#
+# Environment:
+#   FABRICTEST_VENV         venv directory (default $REPO/.cache/venv)
+#   FABRICTEST_BASE_PYTHON  interpreter that creates the venv (default python3)
+#   FABRICTEST_SPARK_JARS   Kafka jar directory (default $REPO/.cache/spark-jars)
+#   FABRICTEST_SPARK_HOME   Scala 2.13 SPARK_HOME (default $REPO/.cache/spark-3.5.5-scala2.13)
+#   PIP_TIMEOUT_SECONDS     bound on the pip install (default 1200)
+#   MVN_TIMEOUT_SECONDS     bound on each Maven call (default 600)
+set -euo pipefail
+
+log() { printf 'install-spark-deps: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo_root=$(cd "$script_dir/.." && pwd)
+spark_requirements=$repo_root/python/requirements-spark.txt
+test_requirements=$repo_root/python/requirements-test.txt
+venv=${FABRICTEST_VENV:-$repo_root/.cache/venv}
+jar_dir=${FABRICTEST_SPARK_JARS:-$repo_root/.cache/spark-jars}
+spark_home=${FABRICTEST_SPARK_HOME:-$repo_root/.cache/spark-3.5.5-scala2.13}
+runtime_pom=$repo_root/python/jvm/pom.xml
+# The dependency plugin's version, pinned (Maven 3.8's default is 2.8).
+mdep=org.apache.maven.plugins:maven-dependency-plugin:3.6.1
+base_python=${FABRICTEST_BASE_PYTHON:-python3}
+PIP_TIMEOUT_SECONDS=${PIP_TIMEOUT_SECONDS:-1200}
+MVN_TIMEOUT_SECONDS=${MVN_TIMEOUT_SECONDS:-600}
+stamp=$venv/.fabrictest-spark.sha256
+
+# group:artifact:version of the Kafka source jars (spark.jars).
+# Keep in step with spark_agent.jvm.KAFKA_JARS.
+artifacts=(
+  org.apache.spark:spark-sql-kafka-0-10_2.13:3.5.5
+  org.apache.spark:spark-token-provider-kafka-0-10_2.13:3.5.4
+  org.apache.kafka:kafka-clients:3.4.1
+  org.apache.commons:commons-pool2:2.11.1
+)
+jar_name() { local IFS=:; set -- $1; printf '%s-%s.jar' "$2" "$3"; }
+
+[ -f "$spark_requirements" ] || die "missing $spark_requirements"
+command -v "$base_python" >/dev/null 2>&1 || die "$base_python not found; install Python 3 (apt-get install python3 python3-venv)"
+
+base_version=$("$base_python" -c 'import sys; print(sys.version.split()[0])')
+want=$( {
+  cat "$spark_requirements"
+  [ ! -f "$test_requirements" ] || cat "$test_requirements"
+  cat "${BASH_SOURCE[0]}" "$runtime_pom"
+  printf 'python %s\n' "$base_version"
+} | sha256sum | cut -d' ' -f1)
+
+jars_present() {
+  local a
+  for a in "${artifacts[@]}"; do [ -s "$jar_dir/$(jar_name "$a")" ] || return 1; done
+}
+pom_hash=$(sha256sum "$runtime_pom" | cut -d' ' -f1)
+spark_home_ok() {
+  [ -x "$spark_home/bin/spark-submit" ] && [ -s "$spark_home/jars/spark-sql_2.13-3.5.5.jar" ] \
+    && [ -s "$spark_home/jars/scala-library-2.13.8.jar" ] \
+    && [ "$(cat "$spark_home/.pom.sha256" 2>/dev/null)" = "$pom_hash" ]
+}
+venv_ok() {
+  "$venv/bin/python" -c 'import pyspark, pysail, kafka, pandas, pyarrow, grpc, spark_agent' >/dev/null 2>&1
+}
+
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && venv_ok && jars_present && spark_home_ok; then
+  log "up to date: $venv, $spark_home, $jar_dir"
+  exit 0
+fi
+
+start=$SECONDS
+
+# --- Python -----------------------------------------------------------------
+if ! "$base_python" -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  die "$base_python has no venv module; run scripts/install-python-deps.sh (installs python3-venv) or apt-get install python3-venv"
+fi
+if [ -d "$venv" ] && ! "$venv/bin/python" -c "import sys; assert sys.version.split()[0] == '$base_version'" >/dev/null 2>&1; then
+  log "removing stale venv $venv (not made by $base_python $base_version)"
+  rm -rf "$venv"
+fi
+if [ ! -x "$venv/bin/python" ]; then
+  log "creating venv $venv with $base_python $base_version"
+  mkdir -p "$(dirname "$venv")"
+  "$base_python" -m venv "$venv" >&2
+fi
+
+req_args=(-r "$spark_requirements")
+[ ! -f "$test_requirements" ] || req_args+=(-r "$test_requirements")
+rm -f "$stamp"
+log "pip install ${req_args[*]//$repo_root\//} and -e python/"
+timeout "$PIP_TIMEOUT_SECONDS" "$venv/bin/python" -m pip install --disable-pip-version-check \
+  --no-input -q "${req_args[@]}" -e "$repo_root/python" </dev/null >&2 || die "pip install failed"
+venv_ok || die "pyspark/pysail/kafka/spark_agent not importable from $venv after install"
+
+# --- Maven: JVM Spark (Scala 2.13) and the Kafka source jars ----------------------
+command -v java >/dev/null 2>&1 || die "java not found; JVM Spark 3.5 needs Java 8/11/17 (apt-get install openjdk-17-jre-headless)"
+mvn_() {
+  command -v mvn >/dev/null 2>&1 || die "mvn not found; install Maven (apt-get install maven) to resolve the Spark jars"
+  timeout "$MVN_TIMEOUT_SECONDS" mvn -B -q -ntp -Dstyle.color=never "$@" </dev/null 2>&1 | sed "s/\x1b\[[0-9;]*m//g" >&2
+}
+if ! spark_home_ok; then
+  log "maven: Spark 3.5.5 (Scala 2.13) runtime from ${runtime_pom#"$repo_root"/} into $spark_home"
+  tmp_home=$spark_home.tmp
+  rm -rf "$tmp_home"
+  mkdir -p "$tmp_home"
+  mvn_ -f "$runtime_pom" "$mdep:copy-dependencies" -DincludeScope=runtime -DoutputDirectory="$tmp_home/jars" \
+    || die "mvn copy-dependencies of $runtime_pom failed"
+  pyspark_dir=$("$venv/bin/python" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')
+  cp -R "$pyspark_dir/bin" "$tmp_home/bin"
+  printf 'Spark 3.5.5 (Scala 2.13) laid out by scripts/install-spark-deps.sh from Maven jars\n' >"$tmp_home/RELEASE"
+  printf '%s\n' "$pom_hash" >"$tmp_home/.pom.sha256"
+  rm -rf "$spark_home"
+  mv "$tmp_home" "$spark_home"
+  spark_home_ok || die "no usable SPARK_HOME at $spark_home after Maven"
+fi
+if ! jars_present; then
+  mkdir -p "$jar_dir"
+  for a in "${artifacts[@]}"; do
+    [ -s "$jar_dir/$(jar_name "$a")" ] && continue
+    log "maven: $a"
+    mvn_ "$mdep:copy" -Dartifact="$a" -DoutputDirectory="$jar_dir" || die "mvn dependency:copy $a failed"
+  done
+  jars_present || die "jars missing from $jar_dir after Maven"
+fi
+
+printf '%s\n' "$want" >"$stamp"
+log "done in $((SECONDS - start))s: $("$venv/bin/python" -c 'import pyspark, pysail, kafka; print("pyspark", pyspark.__version__, "pysail", pysail.__version__ if hasattr(pysail, "__version__") else "?", "kafka-python", kafka.__version__)'); SPARK_HOME $spark_home ($(ls "$spark_home/jars" | wc -l) jars); Kafka jars: $(ls "$jar_dir" | tr '\n' ' ')"
