@@ -16,11 +16,14 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
 )
 
 // ErrNoBroker is returned by data calls on a broker started with None.
@@ -61,7 +64,14 @@ type EmbeddedConfig struct {
 
 // Embedded starts an in-process kfake broker on 127.0.0.1.
 func Embedded(cfg EmbeddedConfig, opts ...Option) (*Broker, error) {
-	kopts := []kfake.Opt{kfake.NumBrokers(1), kfake.Ports(cfg.Port), kfake.ClusterID("fabric-emulator"), kfake.DefaultNumPartitions(4)}
+	// ApiVersions is capped at v2: from v3 on, kfake lists supported
+	// features with a minimum version of 0, which the Java client (3.4,
+	// the one Spark 3.5 ships) rejects, killing its admin thread. Apache
+	// Kafka 3.9 leaves such features out for those clients; at v2 there are
+	// no features at all, and every client retries at v2.
+	versions := kversion.Stable()
+	versions.SetMaxKeyVersion(int16(kmsg.ApiVersions), 2)
+	kopts := []kfake.Opt{kfake.NumBrokers(1), kfake.Ports(cfg.Port), kfake.ClusterID("fabric-emulator"), kfake.DefaultNumPartitions(4), kfake.MaxVersions(versions)}
 	if cfg.DataDir != "" {
 		kopts = append(kopts, kfake.DataDir(cfg.DataDir))
 	}
@@ -161,6 +171,26 @@ func (b *Broker) CreateTopic(ctx context.Context, topic string) error {
 	}
 	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
 		return fmt.Errorf("create topic %s: %w", topic, err)
+	}
+	// Apache Kafka answers CreateTopics before every partition has a
+	// leader; wait until the topic serves offsets, so the first produce or
+	// consume does not meet UNKNOWN_TOPIC_OR_PARTITION.
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 500*time.Millisecond) {
+		ends, err := b.admin.ListEndOffsets(ctx, topic)
+		if err == nil {
+			err = ends.Error()
+		}
+		if err == nil {
+			break
+		}
+		if !kerr.IsRetriable(err) && !errors.Is(err, kerr.UnknownTopicOrPartition) {
+			return fmt.Errorf("wait for topic %s: %w", topic, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for topic %s: %w", topic, ctx.Err())
+		case <-time.After(wait):
+		}
 	}
 	b.known.Store(topic, struct{}{})
 	return nil

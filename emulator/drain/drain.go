@@ -96,7 +96,7 @@ func Start(ctx context.Context, cfg Config) (*Drain, error) {
 		return nil, fmt.Errorf("connect drain: %w", err)
 	}
 	adm := kadm.NewClient(meta)
-	start, err := startOffsets(ctx, adm, cfg)
+	start, err := retrying(ctx, func() (map[int32]int64, error) { return startOffsets(ctx, adm, cfg) })
 	if err != nil {
 		meta.Close()
 		return nil, err
@@ -122,6 +122,24 @@ func Start(ctx context.Context, cfg Config) (*Drain, error) {
 		d.run(runCtx)
 	}()
 	return d, nil
+}
+
+// retrying runs fn until it succeeds, fails for good, or 30 s pass: a
+// broker that has just started answers COORDINATOR_NOT_AVAILABLE and the
+// like for a while, and those are worth waiting out.
+func retrying[T any](ctx context.Context, fn func() (T, error)) (T, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		v, err := fn()
+		if err == nil || !kerr.IsRetriable(err) || time.Now().After(deadline) {
+			return v, err
+		}
+		select {
+		case <-ctx.Done():
+			return v, err
+		case <-time.After(wait):
+		}
+	}
 }
 
 // startOffsets reads the group's committed offsets and the sink's resume
