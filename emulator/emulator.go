@@ -51,11 +51,17 @@ func New(opts ...Option) (*Server, error) {
 		if err := os.MkdirAll(cfg.dataDir, 0o755); err != nil {
 			return nil, fmt.Errorf("create data dir: %w", err)
 		}
-		if s.issuer, err = auth.LoadIssuer(cfg.dataDir); err != nil {
-			return nil, err
-		}
 		kafkaDir = filepath.Join(cfg.dataDir, "kafka")
-	} else if s.issuer, err = auth.NewIssuer(); err != nil {
+	}
+	switch {
+	case cfg.signingKey != nil:
+		s.issuer = auth.IssuerFromKey(cfg.signingKey)
+	case cfg.dataDir != "":
+		s.issuer, err = auth.LoadIssuer(cfg.dataDir)
+	default:
+		s.issuer, err = auth.NewIssuer()
+	}
+	if err != nil {
 		return nil, err
 	}
 	if s.store, err = store.Open(cfg.dataDir); err != nil {
@@ -75,6 +81,7 @@ func New(opts ...Option) (*Server, error) {
 	s.api = api.New(api.Config{
 		Store: s.store, Broker: s.broker, Issuer: s.issuer, Logger: cfg.logger,
 		PageSize: cfg.pageSize, MaxRequestBytes: cfg.maxRequestBytes, OneLakeDir: oneLake, KQLURL: cfg.kqlURL, Jobs: s.jobs,
+		Advertised: cfg.advertised, RemoteTokens: cfg.remoteTokens,
 	})
 	if err := s.jobs.Recover(context.Background()); err != nil {
 		return nil, err

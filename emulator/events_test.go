@@ -3,6 +3,7 @@ package emulator_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -409,5 +410,32 @@ func TestProduceHistoricalTimestamps(t *testing.T) {
 	}
 	if len(recs) != 3 || got["a"] != "2023-11-14T22:13:20.000Z" || got["b"] != "2024-02-29T12:34:56.000Z" {
 		t.Fatalf("records %v", got)
+	}
+}
+
+func TestProduceBinaryPayloads(t *testing.T) {
+	e := startEnv(t, emulator.WithPartitions(1))
+	s := newStream(e)
+	e.must(200, e.call("POST", s.produce, `{"events":[{"keyBase64":"AP8=","valueBase64":"/wABAgOA"},{"key":"k","valueBase64":""}]}`))
+	recs, _ := s.consume("")
+	if len(recs) != 2 || string(recs[0].Key) != "\x00\xff" || string(recs[0].Value) != "\xff\x00\x01\x02\x03\x80" || len(recs[1].Value) != 0 || recs[1].Value == nil {
+		t.Fatalf("records %+v", recs)
+	}
+	e.wantError(e.call("POST", s.produce, `{"events":[{"value":"x","valueBase64":"eA=="}]}`), 400, "InvalidInput")
+	e.wantError(e.call("POST", s.produce, `{"events":[{"valueBase64":"not base64!"}]}`), 400, "InvalidInput")
+}
+
+func TestResolveAdvertisedAndRemoteTokens(t *testing.T) {
+	e := startEnv(t, emulator.WithKafkaAdvertised("kafka.example:9092", "kafka2.example:9092"), emulator.WithRemoteTokens())
+	s := newStream(e)
+	if r := e.must(200, e.call("GET", "/v1/eventstreams/"+s.id+"/sources/"+s.ds, nil)); r.str("bootstrapServers") != "kafka.example:9092,kafka2.example:9092" {
+		t.Fatalf("resolve: %s", r.Raw)
+	}
+	req, _ := http.NewRequest("POST", "/_emulator/token", nil)
+	req.RemoteAddr = "192.0.2.10:5555"
+	rec := newRecorder()
+	e.srv.Handler().ServeHTTP(rec, req)
+	if rec.Code != 200 {
+		t.Fatalf("remote token with WithRemoteTokens: %d", rec.Code)
 	}
 }

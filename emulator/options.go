@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"crypto/rsa"
 	"errors"
 	"log/slog"
 	"strings"
@@ -16,6 +17,9 @@ type config struct {
 	logger          *slog.Logger
 	kqlURL          string
 	jobWebhook      string
+	advertised      []string
+	signingKey      *rsa.PrivateKey
+	remoteTokens    bool
 }
 
 func defaults() config {
@@ -106,4 +110,32 @@ func WithKQLURL(url string) Option {
 // to url as JSON; a 2xx answer completes it, anything else fails it.
 func WithJobWebhook(url string) Option {
 	return func(c *config) error { c.jobWebhook = url; return nil }
+}
+
+// WithKafkaAdvertised sets the bootstrap servers the resolve route hands to
+// clients, when they differ from those the emulator dials (an emulator in a
+// container reaching kafka:9092 while notebooks on the host use
+// 127.0.0.1:9092). Default: the dialled list.
+func WithKafkaAdvertised(servers ...string) Option {
+	return func(c *config) error { c.advertised = servers; return nil }
+}
+
+// WithSigningKey signs tokens with key instead of a key generated at start
+// (or kept in the data dir); share one key between emulators of a test
+// binary to save the RSA key generation.
+func WithSigningKey(key *rsa.PrivateKey) Option {
+	return func(c *config) error {
+		if key == nil {
+			return errors.New("signing key: nil")
+		}
+		c.signingKey = key
+		return nil
+	}
+}
+
+// WithRemoteTokens lets POST /_emulator/token answer callers that are not on
+// loopback (an emulator in a container, reached through a published port).
+// Default: loopback only.
+func WithRemoteTokens() Option {
+	return func(c *config) error { c.remoteTokens = true; return nil }
 }

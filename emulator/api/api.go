@@ -41,6 +41,10 @@ type Config struct {
 	OneLakeDir string
 	// Jobs runs job instances.
 	Jobs *jobs.Runner
+	// Advertised, when set, replaces the broker's bootstrap list in resolve answers.
+	Advertised []string
+	// RemoteTokens lets non-loopback callers mint tokens.
+	RemoteTokens bool
 	// KQLURL is the Kusto engine behind Eventhouses ("" when none is attached).
 	KQLURL string
 }

@@ -122,8 +122,16 @@ func (a *API) resolve(c *call) error {
 		"itemId":           it.ID,
 		"workspaceId":      it.WorkspaceID,
 		"datasourceId":     s.ID,
-		"bootstrapServers": strings.Join(a.cfg.Broker.Bootstrap(), ","),
+		"bootstrapServers": strings.Join(a.bootstrap(), ","),
 		"topic":            s.Topic,
 		"securityProtocol": "PLAINTEXT",
 	})
+}
+
+// bootstrap is the broker list clients are told to use.
+func (a *API) bootstrap() []string {
+	if len(a.cfg.Advertised) > 0 {
+		return a.cfg.Advertised
+	}
+	return a.cfg.Broker.Bootstrap()
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,7 +36,8 @@ type partitionSummary struct {
 
 // produce serves the Custom HTTP source:
 // POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/events with
-// {"events": [{"key"?, "value", "headers"?, "timestamp"?}]}.
+// {"events": [{"key"?, "value", "headers"?, "timestamp"?}]} (or
+// keyBase64/valueBase64 for bytes that are not text).
 //
 // Behaviour: the whole body is validated before anything is written; the
 // batch goes to Kafka in one ProduceSync; the answer lists where every event
@@ -99,10 +101,12 @@ func summarize(pos []broker.Position) []partitionSummary {
 
 // eventIn is one event of a produce body.
 type eventIn struct {
-	Key       json.RawMessage `json:"key"`
-	Value     json.RawMessage `json:"value"`
-	Headers   json.RawMessage `json:"headers"`
-	Timestamp json.RawMessage `json:"timestamp"`
+	Key         json.RawMessage `json:"key"`
+	Value       json.RawMessage `json:"value"`
+	KeyBase64   *string         `json:"keyBase64"`
+	ValueBase64 *string         `json:"valueBase64"`
+	Headers     json.RawMessage `json:"headers"`
+	Timestamp   json.RawMessage `json:"timestamp"`
 }
 
 // parseEvents validates the whole produce body and turns it into records.
@@ -177,12 +181,31 @@ func firstNonNil(errs ...error) error {
 // toRecord checks one decoded event and builds its record.
 func toRecord(ev eventIn, i int, now time.Time) (*kgo.Record, error) {
 	field := func(sub string) string { return fmt.Sprintf("events[%d]%s", i, sub) }
-	if ev.Value == nil {
-		return nil, fabricerr.BadParameter(field(".value"), "is required (use null for a Kafka null value)")
-	}
 	r := &kgo.Record{Timestamp: now}
-	r.Value = payload(ev.Value)
-	if ev.Key != nil {
+	switch {
+	case ev.Value != nil && ev.ValueBase64 != nil:
+		return nil, fabricerr.BadParameter(field(".valueBase64"), "send value or valueBase64, not both")
+	case ev.ValueBase64 != nil:
+		b, err := base64.StdEncoding.DecodeString(*ev.ValueBase64)
+		if err != nil {
+			return nil, fabricerr.BadParameter(field(".valueBase64"), "is not standard base64: %v", err)
+		}
+		r.Value = b
+	case ev.Value != nil:
+		r.Value = payload(ev.Value)
+	default:
+		return nil, fabricerr.BadParameter(field(".value"), "is required (use null for a Kafka null value, or valueBase64 for bytes)")
+	}
+	switch {
+	case ev.Key != nil && ev.KeyBase64 != nil:
+		return nil, fabricerr.BadParameter(field(".keyBase64"), "send key or keyBase64, not both")
+	case ev.KeyBase64 != nil:
+		b, err := base64.StdEncoding.DecodeString(*ev.KeyBase64)
+		if err != nil {
+			return nil, fabricerr.BadParameter(field(".keyBase64"), "is not standard base64: %v", err)
+		}
+		r.Key = b
+	case ev.Key != nil:
 		r.Key = payload(ev.Key)
 	}
 	if ev.Headers != nil && string(ev.Headers) != "null" {

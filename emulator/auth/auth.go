@@ -114,6 +114,9 @@ func LoadIssuer(dir string) (*Issuer, error) {
 	return iss, nil
 }
 
+// IssuerFromKey returns an Issuer that signs with key.
+func IssuerFromKey(key *rsa.PrivateKey) *Issuer { return newIssuer(key) }
+
 func newIssuer(key *rsa.PrivateKey) *Issuer {
 	der, _ := x509.MarshalPKIXPublicKey(&key.PublicKey)
 	return &Issuer{key: key, kid: uuid.NewSHA1(uuid.NameSpaceOID, der).String()[:8], now: time.Now}

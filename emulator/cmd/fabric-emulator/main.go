@@ -78,6 +78,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	kafkaPort := fs.Int("embedded-kafka-port", envInt("FABRIC_EMBEDDED_KAFKA_PORT", 0), "loopback port of the embedded broker; 0 picks a free one (FABRIC_EMBEDDED_KAFKA_PORT)")
 	partitions := fs.Int("partitions", envInt("FABRIC_EVENTSTREAM_PARTITIONS", 4), "partitions of each new Eventstream topic (FABRIC_EVENTSTREAM_PARTITIONS)")
 	jobWebhook := fs.String("job-webhook", env("FABRIC_JOB_WEBHOOK", ""), "URL each job instance (manual or Activator-triggered) is POSTed to as JSON; 2xx completes it (FABRIC_JOB_WEBHOOK)")
+	advertised := fs.String("kafka-advertised", env("FABRIC_KAFKA_ADVERTISED", ""), "bootstrap servers handed to clients by the resolve route when they differ from --kafka (FABRIC_KAFKA_ADVERTISED)")
+	remoteTokens := fs.Bool("remote-tokens", os.Getenv("FABRIC_REMOTE_TOKENS") == "true", "mint tokens for non-loopback callers of POST /_emulator/token, e.g. in a container (FABRIC_REMOTE_TOKENS=true)")
 	verbose := fs.Bool("v", false, "log every server-side failure at debug detail")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -87,7 +89,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	srv, err := emulator.New(
+	opts := []emulator.Option{
 		emulator.WithKafka(*kafka),
 		emulator.WithDataDir(*dataDir),
 		emulator.WithEmbeddedKafkaPort(*kafkaPort),
@@ -95,7 +97,14 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		emulator.WithLogger(logger),
 		emulator.WithKQLURL(*kqlURL),
 		emulator.WithJobWebhook(*jobWebhook),
-	)
+	}
+	if *advertised != "" {
+		opts = append(opts, emulator.WithKafkaAdvertised(strings.Split(*advertised, ",")...))
+	}
+	if *remoteTokens {
+		opts = append(opts, emulator.WithRemoteTokens())
+	}
+	srv, err := emulator.New(opts...)
 	if err != nil {
 		return err
 	}
