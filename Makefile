@@ -4,6 +4,7 @@
 #   make test       every test tier this machine can run (installs its dependencies)
 #   make bench      benchmarks, printed as ratios against raw franz-go
 #   make kafka-image  the local image with apache/kafka:3.9.1's contract
+#   make emulator-image  the emulator as an image (fabrictest/emulator:local)
 
 GO        ?= go
 ADDR      ?= 127.0.0.1:5080
@@ -14,7 +15,7 @@ LOCAL_KAFKA_IMAGE := fabrictest/kafka:3.9.1-local
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: run build test test-deps test-unit test-container kafka-image docker bench vet
+.PHONY: run build test test-deps test-unit test-container test-witness kafka-image emulator-image docker bench vet
 
 run:
 	$(GO) run ./emulator/cmd/fabric-emulator serve --addr $(ADDR) --kafka $(KAFKA) --data-dir $(DATA_DIR)
@@ -22,7 +23,7 @@ run:
 build:
 	$(GO) build -o bin/fabric-emulator ./emulator/cmd/fabric-emulator
 
-test: test-deps vet test-unit test-container
+test: test-deps vet test-unit test-container test-witness
 
 test-deps:
 	bash scripts/install-test-deps.sh
@@ -42,12 +43,23 @@ docker:
 kafka-image: docker
 	bash scripts/build-kafka-image.sh
 
-# Tier 2: the same behaviour against real Apache Kafka in a container.
-test-container: kafka-image
+emulator-image: docker
+	bash scripts/build-emulator-image.sh
+
+# Tier 2: the harness, the witness specs and the examples against real
+# Apache Kafka in a container (the local image with apache/kafka's contract).
+test-container: kafka-image emulator-image
 	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
-		$(GO) test -tags container -count=1 -timeout 20m ./fixtures/... ./fabrictest/... ./specs/...
+		$(GO) test -tags container -count=1 -timeout 20m ./fixtures/... ./fabrictest/... ./specs/... ./examples/...
+
+# Tier 3: the Fabric notebook snippet, unmodified, on JVM Spark and on Sail.
+test-witness: kafka-image
+	bash scripts/install-spark-deps.sh
+	.cache/venv/bin/python -m pytest python/tests -q
 
 bench:
 	$(GO) test -run '^$$' -bench 'Ratios|IdleRSS' -benchtime 20x -timeout 20m ./emulator/
 	$(GO) test -run '^$$' -bench 'DrainToDelta' -benchtime 1x -timeout 20m ./emulator/
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 20m ./emulator/delta/
+	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
+		$(GO) test -run '^$$' -bench BenchmarkStart -benchtime 3x -timeout 20m ./fabrictest/
