@@ -57,7 +57,7 @@ test-witness: kafka-image
 	bash scripts/install-spark-deps.sh
 	.cache/venv/bin/python -m pytest python/tests -q
 
-bench:
+bench: kafka-image
 	$(GO) test -run '^$$' -bench 'Ratios|IdleRSS' -benchtime 20x -timeout 20m ./emulator/
 	$(GO) test -run '^$$' -bench 'DrainToDelta' -benchtime 1x -timeout 20m ./emulator/
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 20m ./emulator/delta/
