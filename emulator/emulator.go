@@ -81,7 +81,7 @@ func New(opts ...Option) (*Server, error) {
 	s.api = api.New(api.Config{
 		Store: s.store, Broker: s.broker, Issuer: s.issuer, Logger: cfg.logger,
 		PageSize: cfg.pageSize, MaxRequestBytes: cfg.maxRequestBytes, OneLakeDir: oneLake, KQLURL: cfg.kqlURL, Jobs: s.jobs,
-		Advertised: cfg.advertised, RemoteTokens: cfg.remoteTokens,
+		Advertised: cfg.advertised, RemoteTokens: cfg.remoteTokens, ProduceTimeout: cfg.produceTimeout,
 	})
 	if err := s.jobs.Recover(context.Background()); err != nil {
 		return nil, err

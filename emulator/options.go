@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"time"
 )
 
 type config struct {
@@ -20,6 +21,7 @@ type config struct {
 	advertised      []string
 	signingKey      *rsa.PrivateKey
 	remoteTokens    bool
+	produceTimeout  time.Duration
 }
 
 func defaults() config {
@@ -138,4 +140,16 @@ func WithSigningKey(key *rsa.PrivateKey) Option {
 // Default: loopback only.
 func WithRemoteTokens() Option {
 	return func(c *config) error { c.remoteTokens = true; return nil }
+}
+
+// WithProduceTimeout bounds how long a produce waits for the broker's
+// acknowledgements before answering 502 (default 30 s).
+func WithProduceTimeout(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return errors.New("produce timeout: want a positive duration")
+		}
+		c.produceTimeout = d
+		return nil
+	}
 }

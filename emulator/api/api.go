@@ -41,6 +41,9 @@ type Config struct {
 	OneLakeDir string
 	// Jobs runs job instances.
 	Jobs *jobs.Runner
+	// ProduceTimeout bounds a produce against a broker that does not
+	// acknowledge (default 30 s).
+	ProduceTimeout time.Duration
 	// Advertised, when set, replaces the broker's bootstrap list in resolve answers.
 	Advertised []string
 	// RemoteTokens lets non-loopback callers mint tokens.
@@ -71,6 +74,9 @@ func New(cfg Config) *API {
 	}
 	if cfg.MaxRequestBytes <= 0 {
 		cfg.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if cfg.ProduceTimeout <= 0 {
+		cfg.ProduceTimeout = 30 * time.Second
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

@@ -23,9 +23,6 @@ import (
 // Kafka's default message.max.bytes (1048588) with room for batch framing.
 const MaxEventBytes = 999_000
 
-// produceTimeout bounds a produce against a broker that does not answer.
-const produceTimeout = 30 * time.Second
-
 // partitionSummary tells where a produce wrote in one partition.
 type partitionSummary struct {
 	Partition   int32 `json:"partition"`
@@ -59,7 +56,7 @@ func (a *API) produce(c *call) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(c.r.Context(), produceTimeout)
+	ctx, cancel := context.WithTimeout(c.r.Context(), a.cfg.ProduceTimeout)
 	defer cancel()
 	pos, err := a.cfg.Broker.Produce(ctx, s.Topic, records)
 	var pe *broker.ProduceError
