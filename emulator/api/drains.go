@@ -126,7 +126,7 @@ func (a *API) drainStatus(id string) (drain.Status, bool) {
 	return dr.Status(), true
 }
 
-// CloseDrains stops every drain.
+// CloseDrains stops every drain and closes the Kusto client they shared.
 func (a *API) CloseDrains() {
 	a.drainsMu.Lock()
 	ds := a.drains
@@ -134,6 +134,9 @@ func (a *API) CloseDrains() {
 	a.drainsMu.Unlock()
 	for _, d := range ds {
 		d.Close()
+	}
+	if a.kustoClient != nil {
+		_ = a.kustoClient.Close()
 	}
 }
 
