@@ -82,6 +82,7 @@ func New(opts ...Option) (*Server, error) {
 		Store: s.store, Broker: s.broker, Issuer: s.issuer, Logger: cfg.logger,
 		PageSize: cfg.pageSize, MaxRequestBytes: cfg.maxRequestBytes, OneLakeDir: oneLake, KQLURL: cfg.kqlURL, Jobs: s.jobs,
 		Advertised: cfg.advertised, RemoteTokens: cfg.remoteTokens, ProduceTimeout: cfg.produceTimeout,
+		AsyncOperations: cfg.asyncOperations,
 	})
 	if err := s.jobs.Recover(context.Background()); err != nil {
 		return nil, err
@@ -120,6 +121,7 @@ func (s *Server) Close() error {
 		errs = append(errs, s.http.Close())
 	}
 	if s.api != nil {
+		s.api.CloseOperations()
 		s.api.CloseDrains()
 	}
 	if s.jobs != nil {

@@ -22,6 +22,7 @@ type config struct {
 	signingKey      *rsa.PrivateKey
 	remoteTokens    bool
 	produceTimeout  time.Duration
+	asyncOperations bool
 }
 
 func defaults() config {
@@ -152,4 +153,15 @@ func WithProduceTimeout(d time.Duration) Option {
 		c.produceTimeout = d
 		return nil
 	}
+}
+
+// WithAsyncOperations makes every call that Fabric may run as a long-running
+// operation (item creation, on the generic and the typed routes) answer 202
+// with an empty body and the Location, x-ms-operation-id and Retry-After
+// headers, so clients' polling code is exercised: GET /v1/operations/{id}
+// reports NotStarted, Running, then Succeeded or Failed (with the error
+// envelope), and GET /v1/operations/{id}/result answers the created item.
+// Default: such calls complete synchronously (201 with the item).
+func WithAsyncOperations() Option {
+	return func(c *config) error { c.asyncOperations = true; return nil }
 }

@@ -50,6 +50,9 @@ type Config struct {
 	RemoteTokens bool
 	// KQLURL is the Kusto engine behind Eventhouses ("" when none is attached).
 	KQLURL string
+	// AsyncOperations makes every eligible call (item creation) a
+	// long-running operation: 202 + Location / x-ms-operation-id / Retry-After.
+	AsyncOperations bool
 }
 
 // DefaultMaxRequestBytes is the default cap on a request body: 16 MiB.
@@ -65,6 +68,8 @@ type API struct {
 	rejected map[string]*rejections  // by destination id
 
 	kustoState
+
+	ops operations
 }
 
 // New returns the API handler for cfg.

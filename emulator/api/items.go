@@ -71,9 +71,11 @@ type itemJSON struct {
 	Properties  any    `json:"properties,omitempty"`
 }
 
-func (a *API) renderItem(it store.Item) itemJSON {
+// renderItem renders it for a typed route (typed != ""), with the type's
+// properties, or for the generic items routes, whose Item has none.
+func (a *API) renderItem(typed string, it store.Item) itemJSON {
 	j := itemJSON{ID: it.ID, Type: it.Type, DisplayName: it.DisplayName, Description: it.Description, WorkspaceID: it.WorkspaceID}
-	if k, ok := kinds[it.Type]; ok && k.properties != nil {
+	if k, ok := kinds[it.Type]; ok && k.properties != nil && typed != "" {
 		j.Properties = k.properties(a, it)
 	}
 	return j
@@ -172,7 +174,7 @@ func (a *API) createItem(typed string) endpoint {
 			}
 		}
 		c.location("workspaces", ws.ID, "items", it.ID)
-		return c.JSON(http.StatusCreated, a.renderItem(it))
+		return c.JSON(http.StatusCreated, a.renderItem(typed, it))
 	}
 }
 
@@ -214,7 +216,7 @@ func (a *API) listItems(typed string) endpoint {
 		}
 		out := make([]itemJSON, len(items))
 		for i, it := range items {
-			out[i] = a.renderItem(it)
+			out[i] = a.renderItem(typed, it)
 		}
 		return list(c, out, next)
 	}
@@ -226,7 +228,7 @@ func (a *API) getItem(typed string) endpoint {
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, a.renderItem(it))
+		return c.JSON(http.StatusOK, a.renderItem(typed, it))
 	}
 }
 
@@ -260,7 +262,7 @@ func (a *API) updateItem(typed string) endpoint {
 		} else if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, a.renderItem(it))
+		return c.JSON(http.StatusOK, a.renderItem(typed, it))
 	}
 }
 

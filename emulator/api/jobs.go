@@ -22,7 +22,9 @@ func validJobType(field, s string) error {
 	return nil
 }
 
-// fabricTime is the Job Scheduler's timestamp form: UTC, 7 fractional digits, no zone.
+// fabricTime is the Job Scheduler's timestamp form: UTC, 7 fractional digits,
+// no zone; nil (the field left out: the spec's type is a non-nullable
+// string) before the instance starts or ends.
 func fabricTime(t time.Time) any {
 	if t.IsZero() {
 		return nil
@@ -37,9 +39,9 @@ type jobJSON struct {
 	InvokeType     string          `json:"invokeType"`
 	Status         string          `json:"status"`
 	RootActivityID string          `json:"rootActivityId"`
-	StartTimeUtc   any             `json:"startTimeUtc"`
-	EndTimeUtc     any             `json:"endTimeUtc"`
-	FailureReason  json.RawMessage `json:"failureReason"`
+	StartTimeUtc   any             `json:"startTimeUtc,omitempty"`
+	EndTimeUtc     any             `json:"endTimeUtc,omitempty"`
+	FailureReason  json.RawMessage `json:"failureReason"` // null unless Failed, as in the spec's examples
 	TriggerEvent   json.RawMessage `json:"triggerEvent,omitempty"`
 }
 

@@ -1,5 +1,7 @@
 package api
 
+import "github.com/fabrictest/fabrictest/emulator/store"
+
 // routes registers every route. Paths follow Fabric's /v1 surface; the
 // emulator-native routes are those of DESIGN.md.
 func (a *API) routes() {
@@ -19,7 +21,7 @@ func (a *API) routes() {
 	a.handle("PATCH /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.updateRole)
 	a.handle("DELETE /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.deleteRole)
 
-	a.handle("POST /v1/workspaces/{ws}/items", true, a.createItem(""))
+	a.handle("POST /v1/workspaces/{ws}/items", true, a.lro(store.RoleContributor, a.createItem("")))
 	a.handle("GET /v1/workspaces/{ws}/items", true, a.listItems(""))
 	a.handle("GET /v1/workspaces/{ws}/items/{id}", true, a.getItem(""))
 	a.handle("PATCH /v1/workspaces/{ws}/items/{id}", true, a.updateItem(""))
@@ -27,7 +29,7 @@ func (a *API) routes() {
 
 	for collection, typ := range typedCollections {
 		base := "/v1/workspaces/{ws}/" + collection
-		a.handle("POST "+base, true, a.createItem(typ))
+		a.handle("POST "+base, true, a.lro(store.RoleContributor, a.createItem(typ)))
 		a.handle("GET "+base, true, a.listItems(typ))
 		a.handle("GET "+base+"/{id}", true, a.getItem(typ))
 		a.handle("PATCH "+base+"/{id}", true, a.updateItem(typ))
@@ -56,6 +58,12 @@ func (a *API) routes() {
 	a.handle("GET /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, a.getTrigger)
 	a.handle("PATCH /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, a.updateTrigger)
 	a.handle("DELETE /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, a.deleteTrigger)
+
+	// Long-running operations; the spec's examples write the un-versioned form.
+	for _, base := range []string{"/v1/operations/{op}", "/operations/{op}"} {
+		a.handle("GET "+base, true, a.getOperation)
+		a.handle("GET "+base+"/result", true, a.getOperationResult)
+	}
 
 	a.handle("GET /v1/eventstreams/{id}/sources/{ds}", true, a.resolve)
 	a.handle("GET /v1/eventstreams/{id}/sources/{ds}/events", true, a.consume)

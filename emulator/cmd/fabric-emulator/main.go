@@ -80,6 +80,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	jobWebhook := fs.String("job-webhook", env("FABRIC_JOB_WEBHOOK", ""), "URL each job instance (manual or Activator-triggered) is POSTed to as JSON; 2xx completes it (FABRIC_JOB_WEBHOOK)")
 	advertised := fs.String("kafka-advertised", env("FABRIC_KAFKA_ADVERTISED", ""), "bootstrap servers handed to clients by the resolve route when they differ from --kafka (FABRIC_KAFKA_ADVERTISED)")
 	remoteTokens := fs.Bool("remote-tokens", os.Getenv("FABRIC_REMOTE_TOKENS") == "true", "mint tokens for non-loopback callers of POST /_emulator/token, e.g. in a container (FABRIC_REMOTE_TOKENS=true)")
+	asyncOps := fs.Bool("async-operations", os.Getenv("FABRIC_ASYNC_OPERATIONS") == "true", "answer item creation as a long-running operation (202, then poll /v1/operations/{id}) (FABRIC_ASYNC_OPERATIONS=true)")
 	verbose := fs.Bool("v", false, "log every server-side failure at debug detail")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -103,6 +104,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	if *remoteTokens {
 		opts = append(opts, emulator.WithRemoteTokens())
+	}
+	if *asyncOps {
+		opts = append(opts, emulator.WithAsyncOperations())
 	}
 	srv, err := emulator.New(opts...)
 	if err != nil {

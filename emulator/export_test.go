@@ -1,0 +1,9 @@
+package emulator
+
+import "context"
+
+// StartOperation starts a made-up long-running operation on s for principal
+// (tests of the operations routes: one with no result, one that fails).
+func StartOperation(s *Server, principal string, run func(context.Context) ([]byte, error)) string {
+	return s.api.StartOperation(principal, run)
+}
