@@ -184,7 +184,7 @@ func (e *evolver) accept(n *node, v any) error {
 	case kString:
 		return nil
 	case kLong:
-		_, ok = toInt64(v)
+		_, ok = rows.Int64(v)
 	case kDouble:
 		_, ok = toFloat64(v)
 	case kBoolean:

@@ -217,16 +217,16 @@ func TestLosslessConversions(t *testing.T) {
 		"1.0000000000000000001": nil, "1e1000000000": nil, "1e-1000000000": nil, "-0.0": int64(0),
 	}
 	for lit, want := range ints {
-		got, ok := toInt64(json.Number(lit))
+		got, ok := rows.Int64(json.Number(lit))
 		if (want == nil) == ok || (ok && got != want.(int64)) {
-			t.Errorf("toInt64(%s) = %d %v, want %v", lit, got, ok, want)
+			t.Errorf("rows.Int64(%s) = %d %v, want %v", lit, got, ok, want)
 		}
 	}
-	if _, ok := toInt64(2.5); ok {
-		t.Error("toInt64(2.5) succeeded")
+	if _, ok := rows.Int64(2.5); ok {
+		t.Error("rows.Int64(2.5) succeeded")
 	}
-	if v, ok := toInt64(float64(1 << 62)); !ok || v != 1<<62 {
-		t.Errorf("toInt64(2^62) = %d %v", v, ok)
+	if v, ok := rows.Int64(float64(1 << 62)); !ok || v != 1<<62 {
+		t.Errorf("rows.Int64(2^62) = %d %v", v, ok)
 	}
 	if _, ok := toFloat64(json.Number("1e400")); ok {
 		t.Error("toFloat64(1e400) succeeded")

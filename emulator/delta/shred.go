@@ -79,7 +79,7 @@ func (s *shredder) value(c *column, v any, rep int) error {
 		}
 		return nil
 	case kLong:
-		i, ok := toInt64(v)
+		i, ok := rows.Int64(v)
 		if !ok {
 			return s.mismatch(c, v)
 		}

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/fabrictest/fabrictest/emulator/rows"
 	"github.com/google/uuid"
 )
 
@@ -36,7 +36,7 @@ func encodeValue(typ string, v any) (text string, quote, ok bool) {
 	case typeDynamic:
 		return asJSON(v), true, true
 	case typeLong, typeInt:
-		n, ok := asInteger(v)
+		n, ok := rows.Int64(v)
 		if !ok || (typ == typeInt && (n < math.MinInt32 || n > math.MaxInt32)) {
 			return "", false, false
 		}
@@ -60,7 +60,7 @@ func encodeValue(typ string, v any) (text string, quote, ok bool) {
 			}
 			return "", false, false
 		}
-		if n, ok := asInteger(v); ok {
+		if n, ok := rows.Int64(v); ok {
 			return strconv.FormatInt(n, 10), false, true
 		}
 		if f, ok := asFloat(v); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
@@ -119,7 +119,7 @@ func asText(v any) string {
 	case float32:
 		return strconv.FormatFloat(float64(x), 'g', -1, 32)
 	}
-	if n, ok := asInteger(v); ok {
+	if n, ok := rows.Int64(v); ok {
 		return strconv.FormatInt(n, 10)
 	}
 	return asJSON(v)
@@ -143,51 +143,6 @@ func asJSON(v any) string {
 	return strings.TrimRight(buf.String(), "\n")
 }
 
-// asInteger is v as an int64 when it is an integer value in range.
-func asInteger(v any) (int64, bool) {
-	switch x := v.(type) {
-	case json.Number:
-		if n, err := strconv.ParseInt(x.String(), 10, 64); err == nil {
-			return n, true
-		}
-		f, ok := new(big.Float).SetString(x.String())
-		if !ok || !f.IsInt() {
-			return 0, false
-		}
-		n, acc := f.Int64()
-		return n, acc == big.Exact
-	case int:
-		return int64(x), true
-	case int8:
-		return int64(x), true
-	case int16:
-		return int64(x), true
-	case int32:
-		return int64(x), true
-	case int64:
-		return x, true
-	case uint8:
-		return int64(x), true
-	case uint16:
-		return int64(x), true
-	case uint32:
-		return int64(x), true
-	case uint:
-		return int64(x), uint64(x) <= math.MaxInt64
-	case uint64:
-		return int64(x), x <= math.MaxInt64
-	case float64:
-		if x == math.Trunc(x) && x >= math.MinInt64 && x < math.MaxInt64 {
-			return int64(x), true
-		}
-	case float32:
-		f := float64(x)
-		if f == math.Trunc(f) && f >= math.MinInt64 && f < math.MaxInt64 {
-			return int64(f), true
-		}
-	}
-	return 0, false
-}
 
 // asFloat is v as a float64 when it is a number.
 func asFloat(v any) (float64, bool) {
@@ -200,7 +155,7 @@ func asFloat(v any) (float64, bool) {
 	case float32:
 		return float64(x), true
 	}
-	if n, ok := asInteger(v); ok {
+	if n, ok := rows.Int64(v); ok {
 		return float64(n), true
 	}
 	switch x := v.(type) {
