@@ -169,7 +169,6 @@ func parseTimestamp(s string) (time.Time, bool) {
 	return t, true
 }
 
-
 // toFloat64 converts v to a double: any number a float64 holds (integers
 // are rounded to the nearest double, as JSON parsers do).
 func toFloat64(v any) (float64, bool) {

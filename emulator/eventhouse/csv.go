@@ -143,7 +143,6 @@ func asJSON(v any) string {
 	return strings.TrimRight(buf.String(), "\n")
 }
 
-
 // asFloat is v as a float64 when it is a number.
 func asFloat(v any) (float64, bool) {
 	switch x := v.(type) {
