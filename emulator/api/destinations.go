@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -56,6 +57,34 @@ func (a *API) renderDestination(d store.Destination) destinationJSON {
 	return j
 }
 
+// bindRequest is the emulator-native binding body; definitions build one
+// per Lakehouse, Eventhouse and Activator destination node.
+type bindRequest struct {
+	Type        string `json:"type"`
+	ItemID      string `json:"itemId"`
+	Table       string `json:"table"`
+	Database    string `json:"database"`
+	WorkspaceID string `json:"workspaceId"`
+}
+
+// destSpec is what a destination stores beside its table: an Eventhouse's
+// database; for a destination deployed by a definition, its node name and,
+// when the definition's destinations read through different operators, its
+// own operator chain (OwnOperators: Operators replaces the Eventstream's
+// chain, even when empty).
+type destSpec struct {
+	Database     string          `json:"database,omitempty"`
+	Name         string          `json:"name,omitempty"`
+	OwnOperators bool            `json:"ownOperators,omitempty"`
+	Operators    json.RawMessage `json:"operators,omitempty"`
+}
+
+func specOf(d store.Destination) destSpec {
+	var s destSpec
+	_ = json.Unmarshal(d.Spec, &s)
+	return s
+}
+
 // bind serves POST …/eventstreams/{id}/destinations with
 // {type, itemId, table?, database?, workspaceId?}. The same body twice is
 // idempotent: the second answers 200 with the first binding.
@@ -64,16 +93,29 @@ func (a *API) bind(c *call) error {
 	if err != nil {
 		return err
 	}
-	var req struct {
-		Type        string `json:"type"`
-		ItemID      string `json:"itemId"`
-		Table       string `json:"table"`
-		Database    string `json:"database"`
-		WorkspaceID string `json:"workspaceId"`
-	}
+	var req bindRequest
 	if err := a.decode(c, &req); err != nil {
 		return err
 	}
+	d, err := a.checkBinding(c, es, req, func(f string) string { return f })
+	if err != nil {
+		return err
+	}
+	d, created, err := a.applyBinding(c.r.Context(), d, true)
+	if err != nil {
+		return err
+	}
+	if !created {
+		return c.JSON(http.StatusOK, a.renderDestination(d))
+	}
+	c.location("workspaces", es.WorkspaceID, "eventstreams", es.ID, "destinations", d.ID)
+	return c.JSON(http.StatusCreated, a.renderDestination(d))
+}
+
+// checkBinding validates req for Eventstream es and returns the destination
+// it describes (no id yet), changing nothing. field renames the request's
+// fields in errors (a definition names its node's properties).
+func (a *API) checkBinding(c *call, es store.Item, req bindRequest, field func(string) string) (store.Destination, error) {
 	var typ string
 	for t := range destinationTypes {
 		if strings.EqualFold(t, req.Type) {
@@ -81,82 +123,97 @@ func (a *API) bind(c *call) error {
 		}
 	}
 	if typ == "" {
-		return fabricerr.BadParameter("type", "%q is not a destination type this emulator delivers to; want Lakehouse, Eventhouse or Reflex", req.Type)
+		return store.Destination{}, fabricerr.BadParameter(field("type"), "%q is not a destination type this emulator delivers to; want Lakehouse, Eventhouse or Reflex", req.Type)
 	}
 	if _, err := uuid.Parse(req.ItemID); err != nil {
-		return fabricerr.BadParameter("itemId", "want the GUID of the target item, got %q", req.ItemID)
+		return store.Destination{}, fabricerr.BadParameter(field("itemId"), "want the GUID of the target item, got %q", req.ItemID)
 	}
 	wsID := es.WorkspaceID
 	if req.WorkspaceID != "" {
 		if _, err := uuid.Parse(req.WorkspaceID); err != nil {
-			return fabricerr.BadParameter("workspaceId", "want a GUID, got %q", req.WorkspaceID)
+			return store.Destination{}, fabricerr.BadParameter(field("workspaceId"), "want a GUID, got %q", req.WorkspaceID)
 		}
 		wsID = req.WorkspaceID
 	}
 	if _, err := a.cfg.Store.GetWorkspace(c.r.Context(), wsID); errors.Is(err, store.ErrNotFound) {
-		return fabricerr.NotFound(fabricerr.WorkspaceNotFound, "Workspace", wsID)
+		return store.Destination{}, fabricerr.NotFound(fabricerr.WorkspaceNotFound, "Workspace", wsID)
 	} else if err != nil {
-		return err
+		return store.Destination{}, err
 	}
 	if err := a.require(c, wsID, store.RoleContributor); err != nil {
-		return err
+		return store.Destination{}, err
 	}
 	target, err := a.cfg.Store.GetItem(c.r.Context(), req.ItemID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && target.WorkspaceID != wsID) {
-		return fabricerr.NotFound(fabricerr.ItemNotFound, "Item", req.ItemID)
+		return store.Destination{}, fabricerr.NotFound(fabricerr.ItemNotFound, "Item", req.ItemID)
 	} else if err != nil {
-		return err
+		return store.Destination{}, err
 	}
 	accepts := destinationTypes[typ]
 	if !slices.Contains(accepts, target.Type) {
-		return fabricerr.BadParameter("itemId", "item %s is a %s, but a %s destination needs a %s", target.ID, target.Type, typ, strings.Join(accepts, " or "))
+		return store.Destination{}, fabricerr.BadParameter(field("itemId"), "item %s is a %s, but a %s destination needs a %s", target.ID, target.Type, typ, strings.Join(accepts, " or "))
 	}
 	var spec json.RawMessage
 	switch {
 	case tableless[typ]:
 		if req.Table != "" {
-			return fabricerr.BadParameter("table", "a %s destination takes no table", typ)
+			return store.Destination{}, fabricerr.BadParameter(field("table"), "a %s destination takes no table", typ)
 		}
 	case typ == "Eventhouse":
 		db, err := a.eventhouseDatabase(c, target, req.Database)
 		if err != nil {
-			return err
+			return store.Destination{}, err
 		}
 		if err := eventhouse.ValidateName(req.Table); err != nil {
-			return fabricerr.BadParameter("table", "%v", err)
+			return store.Destination{}, fabricerr.BadParameter(field("table"), "%v", err)
 		}
-		spec, _ = json.Marshal(eventhouseSpec{Database: db})
+		spec, _ = json.Marshal(destSpec{Database: db})
 	default:
-		if err := validTableName("table", req.Table); err != nil {
-			return err
+		if err := validTableName(field("table"), req.Table); err != nil {
+			return store.Destination{}, err
 		}
 	}
-	if d, err := a.cfg.Store.FindDestination(c.r.Context(), es.ID, typ, target.ID, req.Table); err == nil {
-		if spec == nil || string(spec) == string(d.Spec) {
-			return c.JSON(http.StatusOK, a.renderDestination(d))
+	return store.Destination{EventstreamID: es.ID, Type: typ, WorkspaceID: wsID, ItemID: target.ID, Target: req.Table, Spec: spec}, nil
+}
+
+// applyBinding stores d (checked by checkBinding) and starts its drain. A
+// binding of the same (type, item, table) is reused: when its spec differs
+// it is re-pointed and restarted. native keeps what a definition stored in
+// the existing spec (its name and operators) and compares the database only.
+func (a *API) applyBinding(ctx context.Context, d store.Destination, native bool) (store.Destination, bool, error) {
+	if old, err := a.cfg.Store.FindDestination(ctx, d.EventstreamID, d.Type, d.ItemID, d.Target); err == nil {
+		spec := d.Spec
+		if native {
+			s := specOf(old)
+			s.Database = specOf(d).Database
+			spec, _ = json.Marshal(s)
 		}
-		// The same table in another database: re-point the binding.
-		if err := a.cfg.Store.UpdateDestinationSpec(c.r.Context(), d.ID, spec); err != nil {
-			return err
+		if len(spec) == 0 {
+			spec = json.RawMessage("{}")
 		}
-		d.Spec = spec
-		if err := a.startDrain(c.r.Context(), d); err != nil {
-			return err
+		if string(spec) == string(old.Spec) || (native && specOf(d).Database == "") {
+			return old, false, nil
 		}
-		return c.JSON(http.StatusOK, a.renderDestination(d))
+		if err := a.cfg.Store.UpdateDestinationSpec(ctx, old.ID, spec); err != nil {
+			return old, false, err
+		}
+		old.Spec = spec
+		if err := a.startDrain(ctx, old); err != nil {
+			return old, false, err
+		}
+		return old, false, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
-		return err
+		return d, false, err
 	}
-	d := store.Destination{ID: uuid.NewString(), EventstreamID: es.ID, Type: typ, WorkspaceID: wsID, ItemID: target.ID, Target: req.Table, Spec: spec, CreatedAt: a.cfg.Now()}
-	if err := a.cfg.Store.CreateDestination(c.r.Context(), d); err != nil {
-		return err
+	d.ID, d.CreatedAt = uuid.NewString(), a.cfg.Now()
+	if err := a.cfg.Store.CreateDestination(ctx, d); err != nil {
+		return d, false, err
 	}
-	if err := a.startDrain(c.r.Context(), d); err != nil {
-		_ = a.cfg.Store.DeleteDestination(c.r.Context(), d.ID)
-		return err
+	if err := a.startDrain(ctx, d); err != nil {
+		_ = a.cfg.Store.DeleteDestination(ctx, d.ID)
+		return d, false, err
 	}
-	c.location("workspaces", es.WorkspaceID, "eventstreams", es.ID, "destinations", d.ID)
-	return c.JSON(http.StatusCreated, a.renderDestination(d))
+	return d, true, nil
 }
 
 func (a *API) listDestinations(c *call) error {
@@ -187,14 +244,6 @@ func (a *API) destination(c *call, min store.Role) (store.Destination, error) {
 		return d, fabricerr.NotFound("DestinationNotFound", "Destination", id)
 	}
 	return d, err
-}
-
-func (a *API) getDestination(c *call) error {
-	d, err := a.destination(c, store.RoleViewer)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, a.renderDestination(d))
 }
 
 func (a *API) unbind(c *call) error {

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/broker"
 	"github.com/fabrictest/fabrictest/emulator/drain"
 	"github.com/fabrictest/fabrictest/emulator/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/pipeline"
 	"github.com/fabrictest/fabrictest/emulator/store"
 )
 
@@ -47,6 +49,13 @@ func (a *API) startDrain(ctx context.Context, d store.Destination) error {
 	if err := a.stopDrain(d.ID); err != nil {
 		return err
 	}
+	es, err := a.cfg.Store.GetItem(ctx, d.EventstreamID)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(streamsOf(es).Paused, d.ID) {
+		return nil // paused: resume starts it
+	}
 	mk, ok := writers[d.Type]
 	if !ok {
 		return fabricerr.BadParameter("type", "%s destinations are not available in this build", d.Type)
@@ -55,11 +64,13 @@ func (a *API) startDrain(ctx context.Context, d store.Destination) error {
 	if err != nil {
 		return err
 	}
-	es, err := a.cfg.Store.GetItem(ctx, d.EventstreamID)
-	if err != nil {
-		return err
-	}
 	ops, err := operatorsOf(es)
+	if spec := specOf(d); spec.OwnOperators {
+		ops, err = nil, nil
+		if len(spec.Operators) > 0 && string(spec.Operators) != "null" {
+			ops, err = pipeline.Parse(spec.Operators)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -75,7 +86,7 @@ func (a *API) startDrain(ctx context.Context, d store.Destination) error {
 		return kafkaError(err)
 	}
 	dr, err := drain.Start(ctx, drain.Config{
-		Seeds: a.cfg.Broker.Bootstrap(), Topic: streams[0].Topic, Group: "fabric-emulator-destination-" + d.ID,
+		Seeds: a.cfg.Broker.Bootstrap(), Topic: streams[0].Topic, Group: drainGroup(d.ID),
 		Sink: sink, Logger: a.cfg.Logger.With("destination", d.ID),
 	})
 	if err != nil {
@@ -86,6 +97,9 @@ func (a *API) startDrain(ctx context.Context, d store.Destination) error {
 	a.drainsMu.Unlock()
 	return nil
 }
+
+// drainGroup is the consumer group a destination's drain commits to.
+func drainGroup(destID string) string { return "fabric-emulator-destination-" + destID }
 
 func (a *API) stopDrain(id string) error {
 	a.drainsMu.Lock()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/broker"
@@ -24,6 +25,11 @@ type stream struct {
 type eventstreamProps struct {
 	Streams   []stream        `json:"streams"`
 	Operators json.RawMessage `json:"operators,omitempty"`
+	// Definition is what the last create or updateDefinition stored.
+	Definition *storedDefinition `json:"definition,omitempty"`
+	// Paused holds the ids of paused sources and destinations (and the
+	// DefaultStream's id while the whole Eventstream is paused).
+	Paused []string `json:"paused,omitempty"`
 }
 
 func streamsOf(it store.Item) eventstreamProps {
@@ -36,8 +42,11 @@ func streamsOf(it store.Item) eventstreamProps {
 // {itemId}.{datasourceId}) and keeps the topic's life tied to the item's.
 var eventstreamKind = kind{
 	provision: func(a *API, c *call, it *store.Item) error {
-		ds := uuid.NewString()
-		props := eventstreamProps{Streams: []stream{{ID: ds, Name: it.DisplayName + "-stream", Type: "DefaultStream", Topic: it.ID + "." + ds}}}
+		props := streamsOf(*it)
+		if len(props.Streams) == 0 { // a definition may have named it already
+			ds := uuid.NewString()
+			props.Streams = []stream{{ID: ds, Name: it.DisplayName + "-stream", Type: "DefaultStream", Topic: it.ID + "." + ds}}
+		}
 		it.Properties, _ = json.Marshal(props)
 		if err := a.cfg.Store.UpdateItem(c.r.Context(), *it); err != nil {
 			return err
@@ -85,10 +94,15 @@ func (a *API) source(c *call, workspaced bool, min store.Role) (store.Item, stre
 		return it, stream{}, err
 	}
 	ds := c.r.PathValue("ds")
-	for _, s := range streamsOf(it).Streams {
+	streams := streamsOf(it).Streams
+	for _, s := range streams {
 		if strings.EqualFold(s.ID, ds) {
 			return it, s, nil
 		}
+	}
+	// A definition's CustomEndpoint source feeds the DefaultStream.
+	if len(streams) > 0 && slices.Contains(customEndpointIDs(it, "sources"), strings.ToLower(ds)) {
+		return it, streams[0], nil
 	}
 	return it, stream{}, fabricerr.NotFound(fabricerr.DatasourceNotFound, "Datasource", ds).
 		WithDetails(fabricerr.Detail{ErrorCode: fabricerr.DatasourceNotFound,

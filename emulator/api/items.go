@@ -149,7 +149,8 @@ func (a *API) createItem(typed string) endpoint {
 			return err
 		}
 		k := kinds[typ]
-		if len(req.Definition) > 0 || (len(req.CreationPayload) > 0 && k.creation == nil) {
+		hasDef := len(req.Definition) > 0 && string(req.Definition) != "null"
+		if (hasDef && typ != TypeEventstream) || (len(req.CreationPayload) > 0 && k.creation == nil) {
 			return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidRequest,
 				"creating a %s with a definition or creationPayload is not supported by this emulator yet", typ)
 		}
@@ -162,6 +163,18 @@ func (a *API) createItem(typed string) endpoint {
 				return err
 			}
 		}
+		var plan *definitionPlan
+		if hasDef { // checked in full before the item exists
+			def, err := decodeDefinition(req.Definition)
+			if err != nil {
+				return err
+			}
+			if plan, err = a.planDefinition(c, it, def); err != nil {
+				return err
+			}
+			plan.displayName, plan.description = nil, nil // the request's names win
+			it.Properties, _ = json.Marshal(eventstreamProps{Streams: []stream{{ID: plan.streamID, Name: plan.streamName, Type: "DefaultStream", Topic: it.ID + "." + plan.streamID}}})
+		}
 		if err := a.cfg.Store.CreateItem(c.r.Context(), it); errors.Is(err, store.ErrConflict) {
 			return nameInUse(typ, req.DisplayName)
 		} else if err != nil {
@@ -170,6 +183,12 @@ func (a *API) createItem(typed string) endpoint {
 		if k.provision != nil {
 			if err := k.provision(a, c, &it); err != nil {
 				_ = a.cfg.Store.DeleteItem(c.r.Context(), it.ID)
+				return err
+			}
+		}
+		if plan != nil {
+			if err := a.applyDefinition(c.r.Context(), &it, plan); err != nil {
+				_ = a.removeItem(c, it)
 				return err
 			}
 		}
