@@ -106,7 +106,11 @@ func TestPublishOrders(t *testing.T) {
 	t.Parallel()
 	g := NewWithT(t)
 	env := fabrictest.Start(t)
-	es := env.Workspace("sales").Eventstream("orders")
+	ws := env.Workspace("sales")
+	es := ws.Eventstream("orders")
+	// In Fabric the Eventstream also feeds a Lakehouse table; here too.
+	lake := ws.Lakehouse("sales")
+	es.BindLakehouse(lake, "orders")
 
 	pub := orderPublisher{
 		Client:  env.Client(), // adds the environment's bearer token
@@ -114,15 +118,28 @@ func TestPublishOrders(t *testing.T) {
 	}
 	err := pub.Publish(context.Background(),
 		order{ID: "o-1", Amount: 12.5, Currency: "EUR"},
-		order{ID: "o-2", Amount: 7, Currency: "USD"},
+		order{ID: "o-2", Amount: 7.25, Currency: "USD"},
 	)
 	g.Expect(err).NotTo(HaveOccurred())
+
+	// What a report on the Lakehouse would read: a Delta table with one row
+	// per order (the publish answers once the table has them). Both amounts
+	// have a fraction: a column's type comes from the first batch that
+	// creates it, and a batch holding only {"amount": 7} would make it a
+	// long that 12.5 no longer fits (the row is then parked, not written).
+	table := lake.Table("orders")
+	g.Expect(table).To(fabrictest.HaveDeltaRows(2))
+	g.Expect(table).To(fabrictest.HaveColumns("id", "amount", "currency"))
+	g.Expect(table).To(fabrictest.HaveRowsMatching(
+		map[string]any{"id": "o-1", "amount": 12.5, "currency": "EUR"},
+		map[string]any{"id": "o-2", "amount": 7.25, "currency": "USD"},
+	))
 
 	// What a notebook reading the Eventstream would see, through Kafka.
 	records := es.Records()
 	g.Expect(records).To(fabrictest.HaveRecordsWithValues(
 		order{ID: "o-1", Amount: 12.5, Currency: "EUR"},
-		order{ID: "o-2", Amount: 7, Currency: "USD"},
+		order{ID: "o-2", Amount: 7.25, Currency: "USD"},
 	))
 	g.Expect(records.Keys()).To(ConsistOf("o-1", "o-2"))
 	for _, r := range records {

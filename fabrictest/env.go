@@ -14,6 +14,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/fabrictest/fabrictest/emulator"
+	"github.com/fabrictest/fabrictest/emulator/eventhouse"
+	"github.com/fabrictest/fabrictest/kustofake"
 )
 
 // Env is a running environment: the emulator serving HTTP on a free
@@ -46,6 +48,10 @@ type core struct {
 	mu     sync.Mutex
 	tokens map[string]string // principal → token
 	adm    *kadm.Client      // lazily, for awaitTopic
+
+	kql    *eventhouse.Client // lazily (under mu), for KustoRows
+	kusto  *kustofake.Server  // WithKustoFake's engine
+	kqlURL string             // the Kusto engine attached, if any
 
 	closeMu sync.Mutex
 	closers []func() error // run in reverse order
@@ -155,6 +161,11 @@ func newEnv(opts []Option, register func(*core)) (*Env, error) {
 		return nil, err
 	}
 	eopts := []emulator.Option{emulator.WithKafka(bootstrap), emulator.WithPartitions(cfg.partitions)}
+	kopts, err := c.startKusto()
+	if err != nil {
+		return nil, err
+	}
+	eopts = append(eopts, kopts...)
 	if cfg.dataDir != "" {
 		eopts = append(eopts, emulator.WithDataDir(cfg.dataDir))
 	}

@@ -59,6 +59,8 @@ type config struct {
 	startupTimeout time.Duration
 	callTimeout    time.Duration
 	emulatorOpts   []emulator.Option
+	kqlURL         string // WithKQL
+	kustoFake      bool   // WithKustoFake
 }
 
 func defaults() config {
@@ -187,6 +189,27 @@ func WithCallTimeout(d time.Duration) Option {
 func WithEmulatorOptions(opts ...emulator.Option) Option {
 	return func(c *config) error {
 		c.emulatorOpts = append(c.emulatorOpts, opts...)
+		return nil
+	}
+}
+
+// WithKustoFake starts an in-process Kusto engine (package kustofake: the
+// Go SDK talks to it as to a real engine, and it refuses bare keywords such
+// as kind with SYN0002 as kustainer does) for the environment, attaches it
+// to the emulator for Eventhouse destinations, and stops it at teardown.
+// Env.KustoRows reads it back; Env.KustoFake returns it.
+func WithKustoFake() Option {
+	return func(c *config) error { c.kustoFake, c.kqlURL = true, ""; return nil }
+}
+
+// WithKQL attaches the Kusto engine at url (kustainer, or any engine URL)
+// for Eventhouse destinations and Env.KustoRows, instead of WithKustoFake's.
+func WithKQL(url string) Option {
+	return func(c *config) error {
+		if strings.TrimSpace(url) == "" {
+			return errors.New("WithKQL: empty URL")
+		}
+		c.kqlURL, c.kustoFake = strings.TrimRight(strings.TrimSpace(url), "/"), false
 		return nil
 	}
 }

@@ -1,0 +1,683 @@
+package fabrictest
+
+// Gomega matchers for Lakehouse (Delta) tables, and HaveRowsMatching for
+// rows of any table (Delta or Kusto). The Delta matchers take what the
+// Table helpers return: a *delta.Snapshot (Table.Snapshot, or TrySnapshot
+// inside Eventually) or the Table itself, which they read when they match.
+// On failure they print what they found: version, schema, commits and rows.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"text/template"
+	"time"
+
+	"github.com/onsi/gomega/gcustom"
+	"github.com/onsi/gomega/types"
+
+	"github.com/fabrictest/fabrictest/emulator/delta"
+)
+
+// deltaSeen keeps what a Delta matcher read when it matched, for its
+// failure message (a Table actual is read at match time).
+type deltaSeen struct {
+	mu    sync.Mutex
+	snap  *delta.Snapshot
+	label string
+}
+
+// notDeltaError is an actual that is no Delta table at all.
+type notDeltaError string
+
+func (e notDeltaError) Error() string { return string(e) }
+
+func isNotDelta(err error) bool { var n notDeltaError; return errors.As(err, &n) }
+
+// read turns the actual into a snapshot: a *delta.Snapshot or
+// delta.Snapshot as is, a Table read now.
+func (s *deltaSeen) read(matcher string, actual any) (*delta.Snapshot, error) {
+	var (
+		snap  *delta.Snapshot
+		label string
+	)
+	switch a := actual.(type) {
+	case *delta.Snapshot:
+		if a == nil {
+			return nil, fmt.Errorf("%s: the snapshot is nil (was the table read with an error?)", matcher)
+		}
+		snap, label = a, "Delta table"
+		if a.TableID != "" {
+			label += " " + a.TableID
+		}
+	case delta.Snapshot:
+		return s.read(matcher, &a)
+	case Table:
+		var err error
+		if snap, err = a.TrySnapshot(); err != nil {
+			return nil, err
+		}
+		label = a.String()
+	default:
+		return nil, notDeltaError(fmt.Sprintf("%s expects a *delta.Snapshot (Table.Snapshot, Table.TrySnapshot) or a fabrictest.Table, got %T", matcher, actual))
+	}
+	s.mu.Lock()
+	s.snap, s.label = snap, label
+	s.mu.Unlock()
+	return snap, nil
+}
+
+func (s *deltaSeen) last() (*delta.Snapshot, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.snap, s.label
+}
+
+// funcs are the template functions of a Delta matcher's message: table (the
+// label), found (the snapshot described) and columns (its column names).
+func (s *deltaSeen) funcs() template.FuncMap {
+	return template.FuncMap{
+		"table": func() string { _, l := s.last(); return orText(l, "Delta table") },
+		"found": func() string {
+			snap, _ := s.last()
+			return describeSnapshot(snap, "    ")
+		},
+		"rowCount": func() int {
+			if snap, _ := s.last(); snap != nil {
+				return len(snap.Rows)
+			}
+			return 0
+		},
+		"commitCount": func() int {
+			if snap, _ := s.last(); snap != nil {
+				return len(snap.Commits)
+			}
+			return 0
+		},
+		"version": func() int64 {
+			if snap, _ := s.last(); snap != nil {
+				return snap.Version
+			}
+			return -1
+		},
+		"columns": func() []string {
+			if snap, _ := s.last(); snap != nil {
+				return snap.Schema.Names()
+			}
+			return nil
+		},
+	}
+}
+
+func orText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// describeSnapshot renders a table for a failure message: version, schema,
+// commits (at most 20) and rows (at most 20).
+func describeSnapshot(s *delta.Snapshot, indent string) string {
+	if s == nil {
+		return indent + "<no table read>"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%sversion %d, %d commit(s), %d row(s) in %d file(s)\n", indent, s.Version, len(s.Commits), len(s.Rows), len(s.Files))
+	fmt.Fprintf(&b, "%sschema: %s\n", indent, s.Schema)
+	fmt.Fprintf(&b, "%scommits:\n", indent)
+	for i, c := range s.Commits {
+		if i == maxShown {
+			fmt.Fprintf(&b, "%s  … and %d more\n", indent, len(s.Commits)-maxShown)
+			break
+		}
+		fmt.Fprintf(&b, "%s  v%d %s: +%d row(s) in %d file(s)", indent, c.Version, c.Operation, c.AddedRows, c.AddedFiles)
+		if c.SchemaChanged {
+			b.WriteString(", schema changed")
+		}
+		for _, t := range c.Txns {
+			fmt.Fprintf(&b, ", txn %s=%d", t.AppID, t.Version)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "%srows:\n%s", indent, summarizeRows(s.Rows, indent+"  "))
+	return b.String()
+}
+
+// HaveDeltaRows succeeds when the Delta table (a *delta.Snapshot, or a
+// Table read at match time) holds exactly n rows at its latest version. On
+// failure it prints the table: version, schema, commits and rows.
+//
+//	Expect(lh.Table("orders")).To(fabrictest.HaveDeltaRows(12))
+//	Eventually(lh.Table("orders").TrySnapshot).Should(fabrictest.HaveDeltaRows(12))
+func HaveDeltaRows(n int) types.GomegaMatcher {
+	seen := &deltaSeen{}
+	return gcustom.MakeMatcher(func(actual any) (bool, error) {
+		snap, err := seen.read("HaveDeltaRows", actual)
+		if err != nil {
+			return false, err
+		}
+		return len(snap.Rows) == n, nil
+	}).WithPrecompiledTemplate(newTemplate(
+		"Expected {{table}} to have {{if .Failure}}{{else}}anything but {{end}}{{.Data}} row(s), found {{rowCount}}:\n{{found}}",
+		seen.funcs()), n)
+}
+
+// HaveCommits succeeds when the Delta table has exactly n versions (0 to
+// n-1): one per batch a destination delivered, plus none for a retry that
+// found its txn already committed. On failure it prints the table.
+func HaveCommits(n int) types.GomegaMatcher {
+	seen := &deltaSeen{}
+	return gcustom.MakeMatcher(func(actual any) (bool, error) {
+		snap, err := seen.read("HaveCommits", actual)
+		if err != nil {
+			return false, err
+		}
+		return len(snap.Commits) == n, nil
+	}).WithPrecompiledTemplate(newTemplate(
+		"Expected {{table}} to have {{if .Failure}}{{else}}anything but {{end}}{{.Data}} commit(s), found {{commitCount}}:\n{{found}}",
+		seen.funcs()), n)
+}
+
+// HaveVersion succeeds when the Delta table's latest version is v. On
+// failure it prints the table.
+func HaveVersion(v int64) types.GomegaMatcher {
+	seen := &deltaSeen{}
+	return gcustom.MakeMatcher(func(actual any) (bool, error) {
+		snap, err := seen.read("HaveVersion", actual)
+		if err != nil {
+			return false, err
+		}
+		return snap.Version == v, nil
+	}).WithPrecompiledTemplate(newTemplate(
+		"Expected {{table}} to be {{if .Failure}}{{else}}anything but {{end}}at version {{.Data}}, found version {{version}}:\n{{found}}",
+		seen.funcs()), v)
+}
+
+// HaveColumns succeeds when the table's top-level columns are exactly names,
+// in any order (a new Delta table orders its columns by name; see
+// delta.Schema.Names for the order). It takes a Delta table (*delta.Snapshot
+// or Table) or Rows, whose columns are the keys its rows have. On failure it
+// says which columns are missing and which were not expected, and prints the
+// table.
+func HaveColumns(names ...string) types.GomegaMatcher {
+	seen := &deltaSeen{}
+	columnsOf := func(actual any) ([]string, error) {
+		switch a := actual.(type) {
+		case Rows:
+			return rowKeys(a), nil
+		case []map[string]any:
+			return rowKeys(a), nil
+		}
+		snap, err := seen.read("HaveColumns", actual)
+		if err != nil {
+			if isNotDelta(err) {
+				err = fmt.Errorf("HaveColumns expects a *delta.Snapshot, a fabrictest.Table or fabrictest.Rows, got %T", actual)
+			}
+			return nil, err
+		}
+		return snap.Schema.Names(), nil
+	}
+	diff := func(got []string) (missing, extra []string) {
+		for _, n := range names {
+			if !slices.Contains(got, n) {
+				missing = append(missing, n)
+			}
+		}
+		for _, g := range got {
+			if !slices.Contains(names, g) {
+				extra = append(extra, g)
+			}
+		}
+		return
+	}
+	funcs := seen.funcs()
+	funcs["gotColumns"] = func(actual any) []string {
+		switch a := actual.(type) {
+		case Rows:
+			return rowKeys(a)
+		case []map[string]any:
+			return rowKeys(a)
+		}
+		snap, _ := seen.last()
+		if snap == nil {
+			return nil
+		}
+		return snap.Schema.Names()
+	}
+	funcs["colDiff"] = func(got []string) map[string][]string {
+		m, e := diff(got)
+		return map[string][]string{"missing": m, "extra": e}
+	}
+	funcs["foundAny"] = func(actual any) string {
+		switch a := actual.(type) {
+		case Rows:
+			return summarizeRows(a, "    ")
+		case []map[string]any:
+			return summarizeRows(a, "    ")
+		}
+		snap, _ := seen.last()
+		return describeSnapshot(snap, "    ")
+	}
+	funcs["what"] = func(actual any) string {
+		switch actual.(type) {
+		case Rows, []map[string]any:
+			return "rows"
+		}
+		_, l := seen.last()
+		return orText(l, "Delta table")
+	}
+	return gcustom.MakeMatcher(func(actual any) (bool, error) {
+		got, err := columnsOf(actual)
+		if err != nil {
+			return false, err
+		}
+		m, e := diff(got)
+		return len(m) == 0 && len(e) == 0, nil
+	}).WithPrecompiledTemplate(newTemplate(`Expected the columns of {{what .Actual}} {{if .Failure}}{{else}}not {{end}}to be exactly (in any order) {{.Data}}, found {{gotColumns .Actual}}
+{{- if .Failure}}{{$d := colDiff (gotColumns .Actual)}}{{if $d.missing}}
+    missing: {{join $d.missing}}{{end}}{{if $d.extra}}
+    not expected: {{join $d.extra}}{{end}}{{end}}
+{{foundAny .Actual}}`, funcs, template.FuncMap{"join": func(s []string) string { return strings.Join(s, ", ") }}), names)
+}
+
+// rowKeys is the sorted union of the rows' keys.
+func rowKeys(rs []map[string]any) []string {
+	set := map[string]bool{}
+	for _, r := range rs {
+		for k := range r {
+			set[k] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ------------------------------------------------------------------ rows
+
+// HaveRowsMatching succeeds when the actual rows are exactly as many as the
+// expected ones and each expected row matches a different actual row, in any
+// order. An expected row names only the fields it checks: an actual row may
+// have more columns. Values compare by meaning, whatever the reader: numbers
+// numerically (12, int64(12), 12.0 and json.Number("12") are equal), a
+// time.Time with an RFC 3339 string for the same instant, nested objects
+// like rows (on the members given), arrays element by element, and nil with
+// null only. An expected value may also be a gomega matcher
+// (BeNumerically(">", 2), ContainSubstring("x")).
+//
+// It takes Rows (Table.Rows, Env.KustoRows, Eventhouse.Rows), a
+// []map[string]any, or a Delta table (*delta.Snapshot or Table). On failure
+// it lists the expected rows no actual row matched, the actual rows no
+// expected row matched, and what it found.
+//
+//	Expect(eh.Rows("kind")).To(fabrictest.HaveRowsMatching(
+//		map[string]any{"kind": "a,b", "n": 1},
+//		map[string]any{"kind": "late", "n": 3},
+//	))
+func HaveRowsMatching(expected ...map[string]any) types.GomegaMatcher {
+	seen := &deltaSeen{}
+	rowsOf := func(actual any) ([]map[string]any, error) {
+		switch a := actual.(type) {
+		case Rows:
+			return a, nil
+		case []map[string]any:
+			return a, nil
+		}
+		snap, err := seen.read("HaveRowsMatching", actual)
+		if err != nil {
+			if isNotDelta(err) {
+				err = fmt.Errorf("HaveRowsMatching expects fabrictest.Rows, []map[string]any, a *delta.Snapshot or a fabrictest.Table, got %T", actual)
+			}
+			return nil, err
+		}
+		return snap.Rows, nil
+	}
+	var (
+		mu   sync.Mutex
+		last rowDiff
+	)
+	funcs := seen.funcs()
+	funcs["diff"] = func() rowDiff { mu.Lock(); defer mu.Unlock(); return last }
+	funcs["foundAny"] = func(actual any) string {
+		switch a := actual.(type) {
+		case Rows:
+			return summarizeRows(a, "    ")
+		case []map[string]any:
+			return summarizeRows(a, "    ")
+		}
+		snap, l := seen.last()
+		return "    " + orText(l, "Delta table") + "\n" + describeSnapshot(snap, "    ")
+	}
+	funcs["row"] = showExpectedRow
+	return gcustom.MakeMatcher(func(actual any) (bool, error) {
+		rs, err := rowsOf(actual)
+		if err != nil {
+			return false, err
+		}
+		d, err := matchRows(expected, rs)
+		if err != nil {
+			return false, err
+		}
+		mu.Lock()
+		last = d
+		mu.Unlock()
+		return len(rs) == len(expected) && len(d.Unmatched) == 0 && len(d.Extra) == 0, nil
+	}).WithPrecompiledTemplate(newTemplate(`Expected {{len .Data}} row(s) {{if .Failure}}{{else}}not {{end}}matching (in any order, on the fields given):
+{{range .Data}}    {{row .}}
+{{end}}{{if .Failure}}{{$d := diff}}{{if $d.Skipped}}found {{$d.Found}} row(s); too many to pair up: compare the counts first
+{{else}}{{if $d.Unmatched}}no row matched:
+{{range $d.Unmatched}}    {{.}}
+{{end}}{{end}}{{if $d.Extra}}rows not expected:
+{{range $d.Extra}}    {{.}}
+{{end}}{{end}}{{end}}{{end}}found:
+{{foundAny .Actual}}`, funcs), expected)
+}
+
+// rowDiff is what HaveRowsMatching could not pair up.
+type rowDiff struct {
+	Unmatched []string // expected rows, shown
+	Extra     []string // actual rows, shown (at most maxShown, then a count)
+	Found     int
+	Skipped   bool
+}
+
+func showExpectedRow(r map[string]any) string {
+	keys := make([]string, 0, len(r))
+	for k := range r {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%q: %s", k, showValue(r[k]))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// showValue renders an expected value: JSON, or a matcher's description.
+func showValue(v any) string {
+	if m, ok := v.(types.GomegaMatcher); ok {
+		return fmt.Sprintf("<%T>", m)
+	}
+	if t, ok := v.(time.Time); ok {
+		return t.Format(time.RFC3339Nano)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// maxPairs bounds the comparisons HaveRowsMatching makes to pair rows.
+const maxPairs = 1_000_000
+
+// matchRows pairs expected with actual rows (maximum bipartite matching).
+func matchRows(expected, actual []map[string]any) (rowDiff, error) {
+	d := rowDiff{Found: len(actual)}
+	if len(expected)*len(actual) > maxPairs {
+		d.Skipped = true
+		return d, nil
+	}
+	adj := make([][]int, len(expected))
+	for i, e := range expected {
+		for j, a := range actual {
+			ok, err := rowMatches(e, a)
+			if err != nil {
+				return d, fmt.Errorf("HaveRowsMatching: expected row %s: %w", showExpectedRow(e), err)
+			}
+			if ok {
+				adj[i] = append(adj[i], j)
+			}
+		}
+	}
+	owner := make([]int, len(actual)) // actual row → expected row, -1 for none
+	for j := range owner {
+		owner[j] = -1
+	}
+	var try func(i int, seen []bool) bool
+	try = func(i int, seen []bool) bool {
+		for _, j := range adj[i] {
+			if seen[j] {
+				continue
+			}
+			seen[j] = true
+			if owner[j] < 0 || try(owner[j], seen) {
+				owner[j] = i
+				return true
+			}
+		}
+		return false
+	}
+	matched := make([]bool, len(expected))
+	for i := range expected {
+		matched[i] = try(i, make([]bool, len(actual)))
+	}
+	for i, ok := range matched {
+		if !ok {
+			d.Unmatched = append(d.Unmatched, showExpectedRow(expected[i]))
+		}
+	}
+	extra := 0
+	for j, o := range owner {
+		if o >= 0 {
+			continue
+		}
+		if extra == maxShown {
+			d.Extra = append(d.Extra, "…")
+		} else if extra < maxShown {
+			d.Extra = append(d.Extra, showRow(actual[j]))
+		}
+		extra++
+	}
+	if extra > maxShown {
+		d.Extra[len(d.Extra)-1] = fmt.Sprintf("… and %d more", extra-maxShown)
+	}
+	return d, nil
+}
+
+// rowMatches reports whether every field of want matches the same field of
+// got (a missing field matches only nil).
+func rowMatches(want, got map[string]any) (bool, error) {
+	for k, w := range want {
+		g, ok := got[k]
+		if !ok && w != nil {
+			if _, isMatcher := w.(types.GomegaMatcher); !isMatcher {
+				return false, nil
+			}
+		}
+		same, err := sameValue(w, g)
+		if err != nil || !same {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// sameValue compares an expected value with an actual one by meaning (see
+// HaveRowsMatching).
+func sameValue(want, got any) (bool, error) {
+	if m, ok := want.(types.GomegaMatcher); ok {
+		ok, err := m.Match(got)
+		if err != nil {
+			return false, nil // a matcher that cannot take this value does not match it
+		}
+		return ok, nil
+	}
+	if want == nil || got == nil {
+		return isNil(want) && isNil(got), nil
+	}
+	if raw, ok := want.(json.RawMessage); ok {
+		var v any
+		if err := unmarshalNumber(raw, &v); err != nil {
+			return false, fmt.Errorf("json.RawMessage %s: %w", snippet(raw), err)
+		}
+		want = v
+	}
+	if raw, ok := got.(json.RawMessage); ok {
+		var v any
+		if unmarshalNumber(raw, &v) == nil {
+			got = v
+		}
+	}
+	if wn, ok := number(want); ok {
+		gn, ok := number(got)
+		return ok && wn.Cmp(gn) == 0, nil
+	}
+	if wt, ok := instant(want); ok {
+		gt, ok := instant(got)
+		return ok && wt.Equal(gt), nil
+	}
+	if ws, ok := want.(string); ok {
+		gs, ok := got.(string)
+		return ok && ws == gs, nil
+	}
+	if wb, ok := want.(bool); ok {
+		gb, ok := got.(bool)
+		return ok && wb == gb, nil
+	}
+	wv, gv := normalize(want), normalize(got)
+	switch w := wv.(type) {
+	case map[string]any:
+		g, ok := gv.(map[string]any)
+		if !ok {
+			return false, nil
+		}
+		return rowMatches(w, g)
+	case []any:
+		g, ok := gv.([]any)
+		if !ok || len(g) != len(w) {
+			return false, nil
+		}
+		for i := range w {
+			if same, err := sameValue(w[i], g[i]); err != nil || !same {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+	return reflect.DeepEqual(wv, gv), nil
+}
+
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Map, reflect.Slice, reflect.Pointer, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
+// number returns v as an exact rational when it is a number.
+func number(v any) (*big.Rat, bool) {
+	r := new(big.Rat)
+	switch x := v.(type) {
+	case json.Number:
+		_, ok := r.SetString(string(x))
+		return r, ok
+	case int:
+		return r.SetInt64(int64(x)), true
+	case int8:
+		return r.SetInt64(int64(x)), true
+	case int16:
+		return r.SetInt64(int64(x)), true
+	case int32:
+		return r.SetInt64(int64(x)), true
+	case int64:
+		return r.SetInt64(x), true
+	case uint:
+		return r.SetUint64(uint64(x)), true
+	case uint8:
+		return r.SetUint64(uint64(x)), true
+	case uint16:
+		return r.SetUint64(uint64(x)), true
+	case uint32:
+		return r.SetUint64(uint64(x)), true
+	case uint64:
+		return r.SetUint64(x), true
+	case float32:
+		return floatRat(float64(x))
+	case float64:
+		return floatRat(x)
+	}
+	return nil, false
+}
+
+func floatRat(f float64) (*big.Rat, bool) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, false
+	}
+	return new(big.Rat).SetFloat64(f), true
+}
+
+// instant returns v as a time when it is a time.Time or RFC 3339 text.
+func instant(v any) (time.Time, bool) {
+	switch x := v.(type) {
+	case time.Time:
+		return x, true
+	case *time.Time:
+		if x != nil {
+			return *x, true
+		}
+	case string:
+		if t, err := time.Parse(time.RFC3339Nano, x); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// normalize turns maps, slices and structs into JSON-shaped values (numbers
+// as json.Number) so that they compare with what readers return.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any, []any:
+		return x
+	case Rows:
+		out := make([]any, len(x))
+		for i, r := range x {
+			out[i] = r
+		}
+		return out
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Map, reflect.Slice, reflect.Array, reflect.Struct, reflect.Pointer:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return v
+		}
+		var out any
+		if unmarshalNumber(b, &out) != nil {
+			return v
+		}
+		return out
+	}
+	return v
+}
+
+func unmarshalNumber(b []byte, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
