@@ -70,11 +70,22 @@
 // Env.Call and TryCall reach routes the helpers do not cover; Env.Client is
 // an *http.Client that adds the bearer token, for the code under test.
 //
+// Destinations: Workspace.Lakehouse and Eventstream.BindLakehouse, then
+// Lakehouse.Table(name) reads the Delta table (Rows, Schema, Versions,
+// Snapshot) through emulator/delta; Workspace.Eventhouse and
+// BindEventhouse with WithKustoFake() (an in-process Kusto engine) or
+// WithKQL(url), read back with Eventhouse.Rows or Env.KustoRows through
+// azure-kusto-go; Workspace.Reflex, Reflex.Trigger and BindReflex, with
+// Env.HandleJobs running the jobs and Item.JobInstances reading them;
+// Eventstream.SetOperators for Filter, ManageFields and GroupBy.
+//
 // # Matchers
 //
-// HaveRecordCount, HaveRecordsWithValues and HaveErrorCode are gcustom
-// matchers on typed inputs; they work inside Eventually and print what they
-// found when they fail.
+// HaveRecordCount, HaveRecordsWithValues and HaveErrorCode; for Delta tables
+// HaveDeltaRows, HaveCommits, HaveVersion, HaveColumns and HaveRowsMatching
+// (which also takes Kusto rows); for jobs HaveJobInstances and
+// HaveJobStatus. All are gcustom matchers on typed inputs; they work inside
+// Eventually and print what they found when they fail.
 //
 // # Layout (for contributors)
 //
