@@ -2,6 +2,8 @@ package fabrictest
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
 	"errors"
 	"fmt"
 	"net"
@@ -17,6 +19,10 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/eventhouse"
 	"github.com/fabrictest/fabrictest/kustofake"
 )
+
+// signingKey is the token signing key shared by the environments of a
+// test binary that keep no data dir.
+var signingKey = sync.OnceValues(func() (*rsa.PrivateKey, error) { return rsa.GenerateKey(rand.Reader, 2048) })
 
 // Env is a running environment: the emulator serving HTTP on a free
 // loopback port and the Kafka broker behind it. Its helpers act as one
@@ -168,6 +174,11 @@ func newEnv(opts []Option, register func(*core)) (*Env, error) {
 	eopts = append(eopts, kopts...)
 	if cfg.dataDir != "" {
 		eopts = append(eopts, emulator.WithDataDir(cfg.dataDir))
+	} else if key, err := signingKey(); err == nil {
+		// One RSA key per test binary: generating one is most of an
+		// embedded start. Tokens of one env are then valid in another of
+		// the same binary, which tests of a single system never notice.
+		eopts = append(eopts, emulator.WithSigningKey(key))
 	}
 	srv, err := emulator.New(append(eopts, cfg.emulatorOpts...)...)
 	if err != nil {
