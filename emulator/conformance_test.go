@@ -32,9 +32,13 @@ import (
 // ../../Common/; openapi2conv does not follow external refs), so specSet
 // bundles the schemas an operation needs into one OpenAPI 3 document first:
 // every definition becomes a component, refs are rewritten, `x-nullable`
-// becomes `nullable` and swagger's string `discriminator` (only meaningful
-// with x-ms-discriminator-value, which the routes served here do not use)
-// is dropped.
+// becomes `nullable` and swagger's string `discriminator` is dropped from
+// the schema: instead specSet records, for each bundled base with a
+// discriminator, its subtypes (the definitions of the same document that
+// extend it with allOf, by x-ms-discriminator-value or their name), and the
+// checker validates an object against the subtype its discriminator
+// property names (the topology's sources and destinations, whose
+// `properties` only the subtypes declare).
 //
 // On top of the schema, objects are checked strictly: a property the schema
 // does not declare is a violation unless it is a documented emulator
@@ -53,6 +57,20 @@ func specRoot() string {
 var extensions = map[string]string{
 	"eventstream.definitions.json.Eventstream.properties":             "README: create mints the DefaultStream, properties.streams[0].id (the notebook's eventstream.datasourceid)",
 	"platform.definitions.platform.json.ItemJobInstance.triggerEvent": "README: an Activator-triggered job instance carries the event that fired it",
+}
+
+// The native binding route GET …/destinations/{destinationId} is also
+// Fabric's Topology_GetEventstreamDestination: a binding's answer carries
+// the native view (README: the binding's workspaceId, itemId, table,
+// database, and its delivery counters, delivery.rejectedRows) beside
+// Fabric's DestinationResponse.
+func init() {
+	for _, typ := range []string{"Lakehouse", "Eventhouse", "Activator"} {
+		for _, k := range []string{"workspaceId", "itemId", "table", "database", "delivery"} {
+			extensions["eventstream.definitions.destination.json."+typ+"DestinationResponse."+k] =
+				"README: GET …/destinations/{destinationId} of a binding adds the native view (bind fields, delivery counters) beside the DestinationResponse"
+		}
+	}
 }
 
 // deviations are spec rules the emulator knowingly does not follow, because
@@ -84,12 +102,20 @@ type specOp struct {
 	request          string            // body parameter's component, "" when none
 }
 
+// polymorph is a swagger base with a discriminator.
+type polymorph struct {
+	property string
+	subtypes map[string]string // discriminator value → component
+}
+
 // specSet holds the documents and the bundled schemas.
 type specSet struct {
 	root    string
 	files   map[string]map[string]any // by slash path under root
 	ops     map[string]*specOp
-	schemas map[string]any // component name → OpenAPI 3 schema JSON
+	schemas map[string]any        // component name → OpenAPI 3 schema JSON
+	origin  map[string][2]string  // component name → document, definition
+	poly    map[string]*polymorph // base component → its subtypes
 	doc     *openapi3.T
 }
 
@@ -100,7 +126,8 @@ func loadSpecs(t *testing.T) *specSet {
 		abs, _ := filepath.Abs(root)
 		t.Fatalf("the Fabric OpenAPI documents are missing: want %s (microsoft/fabric-rest-api-specs: platform, eventstream, lakehouse, eventhouse, kqlDatabase, reflex, common), or set FABRIC_REST_API_SPECS: %v", abs, err)
 	}
-	s := &specSet{root: root, files: map[string]map[string]any{}, ops: map[string]*specOp{}, schemas: map[string]any{}}
+	s := &specSet{root: root, files: map[string]map[string]any{}, ops: map[string]*specOp{}, schemas: map[string]any{},
+		origin: map[string][2]string{}, poly: map[string]*polymorph{}}
 	for _, f := range []string{"platform", "eventstream", "lakehouse", "eventhouse", "kqlDatabase", "reflex"} {
 		file := f + "/swagger.json"
 		doc := s.file(t, file)
@@ -124,6 +151,7 @@ func loadSpecs(t *testing.T) *specSet {
 			}
 		}
 	}
+	s.polymorphs(t)
 	bundle, err := json.Marshal(map[string]any{
 		"openapi": "3.0.3", "info": map[string]any{"title": "fabric", "version": "v1"}, "paths": map[string]any{},
 		"components": map[string]any{"schemas": s.schemas},
@@ -214,8 +242,115 @@ func (s *specSet) ref(t *testing.T, file, ref string) string {
 		t.Fatalf("%s: $ref %q: no definition %s in %s", file, ref, defName, target)
 	}
 	s.schemas[name] = nil // placeholder: recursion
+	s.origin[name] = [2]string{target, defName}
 	s.schemas[name] = s.convert(t, target, def)
 	return name
+}
+
+// polymorphs bundles the subtypes of every bundled base with a
+// discriminator, until no new base appears.
+func (s *specSet) polymorphs(t *testing.T) {
+	for {
+		added := false
+		for _, name := range keys(s.origin) {
+			if s.poly[name] != nil {
+				continue
+			}
+			o := s.origin[name]
+			def := s.file(t, o[0])["definitions"].(map[string]any)
+			prop, ok := def[o[1]].(map[string]any)["discriminator"].(string)
+			if !ok {
+				continue
+			}
+			p := &polymorph{property: prop, subtypes: map[string]string{}}
+			s.poly[name] = p
+			added = true
+			for _, sub := range keys(def) {
+				d := def[sub].(map[string]any)
+				parts, _ := d["allOf"].([]any)
+				for _, part := range parts {
+					r, _ := part.(map[string]any)["$ref"].(string)
+					if r == "" || !strings.HasSuffix(r, "/definitions/"+o[1]) || s.ref(t, o[0], r) != name {
+						continue
+					}
+					if !s.resolvable(t, o[0], d, map[string]bool{}) {
+						continue // refers to a document not in the set
+					}
+					value, ok := d["x-ms-discriminator-value"].(string)
+					if !ok {
+						value = sub
+					}
+					p.subtypes[value] = s.ref(t, o[0], "#/definitions/"+sub)
+				}
+			}
+		}
+		if !added {
+			return
+		}
+	}
+}
+
+// resolvable reports whether every document v (in file) refers to,
+// transitively, is in the set.
+func (s *specSet) resolvable(t *testing.T, file string, v any, seen map[string]bool) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		if r, ok := v["$ref"].(string); ok {
+			target, pointer, _ := strings.Cut(r, "#")
+			if target == "" {
+				target = file
+			} else {
+				target = path.Clean(path.Join(path.Dir(file), target))
+			}
+			key := strings.ToLower(target) + "#" + pointer
+			if seen[key] {
+				return true
+			}
+			seen[key] = true
+			if !s.exists(target) {
+				return false
+			}
+			def, _ := s.file(t, target)["definitions"].(map[string]any)[strings.TrimPrefix(pointer, "/definitions/")]
+			return s.resolvable(t, target, def, seen)
+		}
+		for _, x := range v {
+			if !s.resolvable(t, file, x, seen) {
+				return false
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if !s.resolvable(t, file, x, seen) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// exists reports whether a document is there (path elements matched as file does).
+func (s *specSet) exists(name string) bool {
+	if _, ok := s.files[path.Clean(name)]; ok {
+		return true
+	}
+	dir := s.root
+	for _, el := range strings.Split(path.Clean(name), "/") {
+		next := filepath.Join(dir, el)
+		if _, err := os.Stat(next); err != nil {
+			found := false
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if strings.EqualFold(e.Name(), el) {
+					next, found = filepath.Join(dir, e.Name()), true
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+		dir = next
+	}
+	return true
 }
 
 // convert rewrites a swagger 2.0 schema into OpenAPI 3.0 form.
@@ -332,6 +467,12 @@ func (c *checker) validate(where, name string, v any, request bool) {
 	if ref == nil || ref.Value == nil {
 		c.t.Fatalf("%s: no component %s", where, name)
 	}
+	c.visit(where, ref, v, request)
+	c.strict(where, name, ref, v, "")
+}
+
+// visit validates v against ref's schema.
+func (c *checker) visit(where string, ref *openapi3.SchemaRef, v any, request bool) {
 	opts := append(slices.Clone(validateOpts), openapi3.VisitAsResponse())
 	if request {
 		opts = append(slices.Clone(validateOpts), openapi3.VisitAsRequest())
@@ -347,7 +488,17 @@ func (c *checker) validate(where, name string, v any, request bool) {
 			}
 		}
 	}
-	c.strict(where, name, ref, v, "")
+}
+
+// subtype returns the component of the subtype v's discriminator names
+// when ref is a polymorphic base ("" otherwise).
+func (c *checker) subtype(ref *openapi3.SchemaRef, name string, v map[string]any) string {
+	p := c.spec.poly[refName(ref, name)]
+	if p == nil {
+		return ""
+	}
+	value, _ := v[p.property].(string)
+	return p.subtypes[value]
 }
 
 func flatten(me openapi3.MultiError) []error {
@@ -391,6 +542,11 @@ func (c *checker) deviation(e error) bool {
 func (c *checker) strict(where, name string, ref *openapi3.SchemaRef, v any, at string) {
 	switch v := v.(type) {
 	case map[string]any:
+		if sub := c.subtype(ref, name, v); sub != "" {
+			name = sub
+			ref = &openapi3.SchemaRef{Ref: "#/components/schemas/" + sub, Value: c.spec.doc.Components.Schemas[sub].Value}
+			c.visit(where+" "+at, ref, v, false)
+		}
 		props, open := declared(ref)
 		if open {
 			return
@@ -476,6 +632,10 @@ var served = []string{
 	"Items_CreateReflex", "Items_ListReflexes", "Items_GetReflex", "Items_UpdateReflex", "Items_DeleteReflex",
 	"JobScheduler_RunOnDemandItemJob", "JobScheduler_GetItemJobInstance", "JobScheduler_ListItemJobInstances", "JobScheduler_CancelItemJobInstance",
 	"LongRunningOperations_GetOperationState", "LongRunningOperations_GetOperationResult",
+	"Items_GetEventstreamDefinition", "Items_UpdateEventstreamDefinition", "Items_GetItemDefinition", "Items_UpdateItemDefinition",
+	"Topology_GetEventstreamTopology", "Topology_GetEventstreamSource", "Topology_GetEventstreamDestination",
+	"Topology_PauseEventstream", "Topology_ResumeEventstream", "Topology_PauseEventstreamSource", "Topology_ResumeEventstreamSource",
+	"Topology_PauseEventstreamDestination", "Topology_ResumeEventstreamDestination",
 }
 
 func TestConformance(t *testing.T) {
@@ -592,6 +752,67 @@ func TestConformance(t *testing.T) {
 	}
 	e.must(200, do("Tables_ListTables", "GET", wsBase+"/lakehouses/"+lakehouseID+"/tables", nil))
 
+	// Eventstreams as code: create with a definition, get and update it
+	// (typed and generic), then the topology and pause / resume.
+	// raw sends a body the spec's request schema would refuse (errors).
+	raw := func(opID, method, p string, body any) resp {
+		t.Helper()
+		return ck.response(opID, e.call(method, p, body))
+	}
+	topo := map[string]any{
+		"sources":   []any{map[string]any{"name": "app", "type": "CustomEndpoint", "properties": map[string]any{}}},
+		"streams":   []any{map[string]any{"name": "conf-stream", "type": "DefaultStream", "properties": map[string]any{}, "inputNodes": []any{map[string]any{"name": "app"}}}},
+		"operators": []any{},
+		"destinations": []any{
+			map[string]any{"name": "lake", "type": "Lakehouse", "properties": map[string]any{"workspaceId": ws, "itemId": lakehouseID, "deltaTable": "conf"}, "inputNodes": []any{map[string]any{"name": "conf-stream"}}},
+			map[string]any{"name": "out", "type": "CustomEndpoint", "properties": map[string]any{}, "inputNodes": []any{map[string]any{"name": "conf-stream"}}},
+		},
+		"compatibilityLevel": "1.0",
+	}
+	platform := map[string]any{"metadata": map[string]any{"type": "Eventstream", "displayName": "conf-es2"}, "config": map[string]any{"version": "2.0", "logicalId": "00000000-0000-0000-0000-000000000000"}}
+	esID := e.must(201, do("Items_CreateEventstream", "POST", wsBase+"/eventstreams", map[string]any{"displayName": "conf-es", "definition": definitionOf(topo, nil)})).str("id")
+	e.must(201, do("Items_CreateItem", "POST", wsBase+"/items", map[string]any{"displayName": "conf-es-item", "type": "Eventstream", "definition": definitionOf(topo, nil)}))
+	esBase := wsBase + "/eventstreams/" + esID
+	missingES := wsBase + "/eventstreams/0b3c9b0e-5d8f-4c1a-9e77-2f6a1d3b4c5e"
+	e.must(200, do("Items_GetEventstreamDefinition", "POST", esBase+"/getDefinition", nil))
+	do("Items_GetEventstreamDefinition", "POST", missingES+"/getDefinition", nil) // not found
+	cur := parts(t, e.must(200, do("Items_GetItemDefinition", "POST", wsBase+"/items/"+esID+"/getDefinition", nil)))["eventstream.json"]
+	do("Items_GetItemDefinition", "POST", wsBase+"/items/"+lakehouseID+"/getDefinition", nil) // not for a Lakehouse
+	e.must(200, do("Items_UpdateEventstreamDefinition", "POST", esBase+"/updateDefinition?updateMetadata=true", map[string]any{"definition": definitionOf(cur, platform)}))
+	do("Items_UpdateEventstreamDefinition", "POST", esBase+"/updateDefinition", map[string]any{"definition": map[string]any{"parts": []any{
+		map[string]any{"path": "eventstream.json", "payload": "!!", "payloadType": "InlineBase64"}}}}) // corrupted payload
+	e.must(200, do("Items_UpdateItemDefinition", "POST", wsBase+"/items/"+esID+"/updateDefinition", map[string]any{"definition": definitionOf(cur, nil)}))
+	do("Items_UpdateItemDefinition", "POST", wsBase+"/items/"+lakehouseID+"/updateDefinition", map[string]any{"definition": definitionOf(cur, nil)}) // not for a Lakehouse
+
+	tp := e.must(200, do("Topology_GetEventstreamTopology", "GET", esBase+"/topology", nil)).Body
+	do("Topology_GetEventstreamTopology", "GET", missingES+"/topology", nil)
+	srcID := nodesByName(tp, "sources")["app"]["id"].(string)
+	lakeID := nodesByName(tp, "destinations")["lake"]["id"].(string)
+	outID := nodesByName(tp, "destinations")["out"]["id"].(string)
+	e.must(200, do("Topology_GetEventstreamSource", "GET", esBase+"/sources/"+srcID, nil))
+	do("Topology_GetEventstreamSource", "GET", esBase+"/sources/"+ws, nil) // not a source
+	for _, d := range []string{lakeID, outID} {
+		e.must(200, do("Topology_GetEventstreamDestination", "GET", esBase+"/destinations/"+d, nil))
+	}
+	do("Topology_GetEventstreamDestination", "GET", esBase+"/destinations/"+ws, nil) // not a destination
+	now := map[string]any{"startType": "Now"}
+	e.must(200, do("Topology_PauseEventstreamSource", "POST", esBase+"/sources/"+srcID+"/pause", nil))
+	do("Topology_PauseEventstreamSource", "POST", esBase+"/sources/"+ws+"/pause", nil)
+	e.must(200, do("Topology_ResumeEventstreamSource", "POST", esBase+"/sources/"+srcID+"/resume", now))
+	raw("Topology_ResumeEventstreamSource", "POST", esBase+"/sources/"+srcID+"/resume", `{"startType":"Later"}`)
+	for _, d := range []string{lakeID, outID} {
+		e.must(200, do("Topology_PauseEventstreamDestination", "POST", esBase+"/destinations/"+d+"/pause", nil))
+		e.must(200, do("Topology_GetEventstreamDestination", "GET", esBase+"/destinations/"+d, nil)) // Paused
+		e.must(200, do("Topology_ResumeEventstreamDestination", "POST", esBase+"/destinations/"+d+"/resume", map[string]any{"startType": "WhenLastStopped"}))
+	}
+	do("Topology_PauseEventstreamDestination", "POST", esBase+"/destinations/"+ws+"/pause", nil)
+	raw("Topology_ResumeEventstreamDestination", "POST", esBase+"/destinations/"+lakeID+"/resume", `{"startType":"CustomTime"}`)
+	e.must(200, do("Topology_PauseEventstream", "POST", esBase+"/pause", nil))
+	e.must(200, do("Topology_GetEventstreamTopology", "GET", esBase+"/topology", nil)) // Paused
+	do("Topology_PauseEventstream", "POST", missingES+"/pause", nil)
+	raw("Topology_ResumeEventstream", "POST", esBase+"/resume", nil) // body required
+	e.must(200, do("Topology_ResumeEventstream", "POST", esBase+"/resume", now))
+
 	// Job Scheduler: one that fails (no runner), one blocked then cancelled.
 	items := wsBase + "/items/" + notebookID
 	run := e.must(202, do("JobScheduler_RunOnDemandItemJob", "POST", items+"/jobs/DefaultJob/instances", nil))
@@ -681,7 +902,9 @@ func TestConformanceChecker(t *testing.T) {
 	ck.response("Items_GetItem", resp{Status: 200, Raw: []byte(`{"id":"nope","type":"Bogus","displayName":7,"workspaceId":"3f2504e0-4f89-11d3-9a0c-0305e82c3301","extra":1}`)})
 	ck.response("Items_GetItem", resp{Status: 404, Raw: []byte(`{"message":"m","requestId":"3f2504e0-4f89-11d3-9a0c-0305e82c3301"}`)})
 	ck.response("Items_DeleteItem", resp{Status: 201})
-	want := []string{`"/id"`, `"/type"`, `"/displayName"`, "/extra", `"/errorCode"`, "status 201"}
+	// A polymorphic answer is checked against the subtype its type names.
+	ck.response("Topology_GetEventstreamDestination", resp{Status: 200, Raw: []byte(`{"id":"3f2504e0-4f89-11d3-9a0c-0305e82c3301","name":"d","type":"Lakehouse","status":"Running","inputNodes":[],"properties":{"workspaceId":"3f2504e0-4f89-11d3-9a0c-0305e82c3301","itemId":"3f2504e0-4f89-11d3-9a0c-0305e82c3301","bogus":1}}`)})
+	want := []string{"deltaTable", "/properties/bogus", `"/id"`, `"/type"`, `"/displayName"`, "/extra", `"/errorCode"`, "status 201"}
 	got := strings.Join(ck.violations, "\n")
 	for _, w := range want {
 		if !strings.Contains(got, w) {
