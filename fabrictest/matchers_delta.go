@@ -158,47 +158,36 @@ func describeSnapshot(s *delta.Snapshot, indent string) string {
 //	Expect(lh.Table("orders")).To(fabrictest.HaveDeltaRows(12))
 //	Eventually(lh.Table("orders").TrySnapshot).Should(fabrictest.HaveDeltaRows(12))
 func HaveDeltaRows(n int) types.GomegaMatcher {
-	seen := &deltaSeen{}
-	return gcustom.MakeMatcher(func(actual any) (bool, error) {
-		snap, err := seen.read("HaveDeltaRows", actual)
-		if err != nil {
-			return false, err
-		}
-		return len(snap.Rows) == n, nil
-	}).WithPrecompiledTemplate(newTemplate(
-		"Expected {{table}} to have {{if .Failure}}{{else}}anything but {{end}}{{.Data}} row(s), found {{rowCount}}:\n{{found}}",
-		seen.funcs()), n)
+	return snapshotMatcher("HaveDeltaRows", func(s *delta.Snapshot) bool { return len(s.Rows) == n },
+		"Expected {{table}} to have {{if .Failure}}{{else}}anything but {{end}}{{.Data}} row(s), found {{rowCount}}:\n{{found}}", n)
 }
 
 // HaveCommits succeeds when the Delta table has exactly n versions (0 to
 // n-1): one per batch a destination delivered, plus none for a retry that
 // found its txn already committed. On failure it prints the table.
 func HaveCommits(n int) types.GomegaMatcher {
-	seen := &deltaSeen{}
-	return gcustom.MakeMatcher(func(actual any) (bool, error) {
-		snap, err := seen.read("HaveCommits", actual)
-		if err != nil {
-			return false, err
-		}
-		return len(snap.Commits) == n, nil
-	}).WithPrecompiledTemplate(newTemplate(
-		"Expected {{table}} to have {{if .Failure}}{{else}}anything but {{end}}{{.Data}} commit(s), found {{commitCount}}:\n{{found}}",
-		seen.funcs()), n)
+	return snapshotMatcher("HaveCommits", func(s *delta.Snapshot) bool { return len(s.Commits) == n },
+		"Expected {{table}} to have {{if .Failure}}{{else}}anything but {{end}}{{.Data}} commit(s), found {{commitCount}}:\n{{found}}", n)
 }
 
 // HaveVersion succeeds when the Delta table's latest version is v. On
 // failure it prints the table.
 func HaveVersion(v int64) types.GomegaMatcher {
+	return snapshotMatcher("HaveVersion", func(s *delta.Snapshot) bool { return s.Version == v },
+		"Expected {{table}} to be {{if .Failure}}{{else}}anything but {{end}}at version {{.Data}}, found version {{version}}:\n{{found}}", v)
+}
+
+// snapshotMatcher is a matcher on a Delta table read at match time, whose
+// failure message template can print what was read.
+func snapshotMatcher(name string, ok func(*delta.Snapshot) bool, template string, data any) types.GomegaMatcher {
 	seen := &deltaSeen{}
 	return gcustom.MakeMatcher(func(actual any) (bool, error) {
-		snap, err := seen.read("HaveVersion", actual)
+		snap, err := seen.read(name, actual)
 		if err != nil {
 			return false, err
 		}
-		return snap.Version == v, nil
-	}).WithPrecompiledTemplate(newTemplate(
-		"Expected {{table}} to be {{if .Failure}}{{else}}anything but {{end}}at version {{.Data}}, found version {{version}}:\n{{found}}",
-		seen.funcs()), v)
+		return ok(snap), nil
+	}).WithPrecompiledTemplate(newTemplate(template, seen.funcs()), data)
 }
 
 // HaveColumns succeeds when the table's top-level columns are exactly names,
