@@ -1,0 +1,568 @@
+"""Third-party Fabric clients, written by Microsoft and not by this project,
+run against the emulator (issue 8, item 5).
+
+* ``fabric-cicd`` (Microsoft's deployment library) publishes an Eventstream
+  item from a repository folder (``Bikes.Eventstream/.platform``,
+  ``eventstream.json``, ``eventstreamProperties.json``): it lists the items,
+  creates the item with its definition (``POST …/items``), and on the second
+  run updates it (``POST …/items/{id}/updateDefinition?updateMetadata=True``),
+  following long-running operations when the emulator answers 202.
+* ``microsoft-fabric-api`` (Microsoft's generated Fabric REST SDK on azure-core)
+  reads the workspace, creates a Lakehouse and an Eventstream with its
+  definition, reads the topology and the definition, updates the definition
+  and lists the items, through azure-core's LRO pollers.
+
+Both run against the emulator as it answers by default (synchronous 201/200)
+and with ``--async-operations`` (202 + ``Location`` + ``x-ms-operation-id`` +
+``Retry-After`` on every eligible call), so their polling code runs.
+
+The Eventstream is built at test time from Microsoft's template
+(``../shared/fabric-event-streams-template/eventstream-definition.json``
+relative to the repository root; it is never copied here): its CustomEndpoint
+source, its DefaultStream, its Filter operator and its Lakehouse destination,
+pointed at a Lakehouse the test creates, with real workspace and item ids.
+What the client deployed is then checked through the emulator's own REST API
+(``GET …/topology``, ``getDefinition``) and by producing events through the
+source and reading the Lakehouse's Delta table with deltalake.
+
+How the clients are pointed at ``http://127.0.0.1:PORT`` (neither is changed):
+
+* fabric-cicd validates its ``DEFAULT_API_ROOT_URL`` / ``FABRIC_API_ROOT_URL``
+  environment variables (HTTPS and a Microsoft host name only), but the
+  module constants ``fabric_cicd.constants.DEFAULT_API_ROOT_URL`` and
+  ``FABRIC_API_ROOT_URL`` are its documented override (``FabricWorkspace``
+  itself answers the retired ``base_api_url`` argument with
+  ``constants.DEFAULT_API_ROOT_URL = '<your_base_api_url>'``); the test sets
+  both for the duration of a test (monkeypatch). The token comes from a
+  ``TokenCredential`` whose ``get_token`` returns an emulator token.
+* microsoft-fabric-api takes ``base_url`` in ``FabricClient(...)``. azure-core's
+  ``BearerTokenCredentialPolicy`` refuses to send a bearer token over plain
+  HTTP; the client configuration's documented ``authentication_policy``
+  keyword replaces it with a subclass that sets azure-core's own
+  ``enforce_https=False`` request option (the per-call option cannot be used:
+  the SDK's LRO pollers issue their GETs without the caller's options).
+
+Emulator mismatches the clients found are marked ``EMULATOR MISMATCH`` below.
+Nothing here skips: a missing package fails with the command that installs it.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterator, List, Tuple
+
+import pytest
+
+from conftest import REPO, Emulator, _start_emulator, _stop
+
+INSTALL = "bash scripts/install-python-deps.sh"
+TEMPLATE = REPO.parent / "shared" / "fabric-event-streams-template" / "eventstream-definition.json"
+FABRIC_SCOPE = "https://api.fabric.microsoft.com/.default"
+CAPACITY = "5f3e2a1b-7c4d-4e8f-9a0b-1c2d3e4f5a6b"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _python_deps() -> None:
+    """Overrides conftest's check (which wants the Spark tier): this module
+    needs only requirements-test.txt."""
+    missing = []
+    for mod in ("fabric_cicd", "microsoft_fabric_api", "azure.core", "requests", "deltalake", "pyarrow"):
+        try:
+            __import__(mod)
+        except Exception as e:  # ImportError, or a broken install
+            missing.append(f"{mod} ({e.__class__.__name__}: {e})")
+    if missing:
+        pytest.fail(f"Python packages missing from {sys.executable}: {', '.join(missing)}. Run `{INSTALL}` "
+                    f"(installs python/requirements-test.txt into .cache/venv) and run pytest with "
+                    f".cache/venv/bin/python.", pytrace=False)
+
+
+# -- the emulator, in both answer modes -----------------------------------------------
+
+@pytest.fixture(scope="module")
+def async_emulator(emulator_binary: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
+    """The emulator on its embedded broker with ``--async-operations``
+    (through its environment variable, FABRIC_ASYNC_OPERATIONS=true)."""
+    d = tmp_path_factory.mktemp("emulator-async")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("FABRIC_ASYNC_OPERATIONS", "true")
+        emu = _start_emulator(emulator_binary, d / "data", "embedded", d / "emulator.log")
+    yield emu
+    _stop(emu.proc)
+
+
+@pytest.fixture(params=["sync", "async"])
+def emu(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Emulator:
+    monkeypatch.delenv("FABRIC_ASYNC_OPERATIONS", raising=False)
+    e = request.getfixturevalue("embedded_emulator" if request.param == "sync" else "async_emulator")
+    e.mode = request.param  # type: ignore[attr-defined]
+    return e
+
+
+def rest(emu: Emulator, method: str, path: str, body: Any = None) -> Tuple[int, Dict[str, str], Any]:
+    """One raw call to the emulator (status, headers, JSON body)."""
+    data = json.dumps(body).encode() if body is not None else None
+    headers = {"Authorization": "Bearer " + emu.token}
+    if data is not None:
+        headers["Content-Type"] = "application/json"
+    url = path if path.startswith("http") else emu.url + path
+    req = urllib.request.Request(url, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            status, hdrs, raw = r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as e:
+        status, hdrs, raw = e.code, dict(e.headers), e.read()
+    return status, hdrs, json.loads(raw) if raw else None
+
+
+def rest_lro(emu: Emulator, method: str, path: str, body: Any = None) -> Any:
+    """A call that may be a long-running operation; answers the final body.
+    In async mode it must be one (202), in sync mode it must not."""
+    status, hdrs, payload = rest(emu, method, path, body)
+    want = 202 if emu.mode == "async" else (200, 201)  # type: ignore[attr-defined]
+    assert status == want or (isinstance(want, tuple) and status in want), \
+        f"{method} {path} in {emu.mode} mode answered {status} {payload}"  # type: ignore[attr-defined]
+    if status != 202:
+        return payload
+    deadline = time.monotonic() + 30
+    while True:
+        st, _, op = rest(emu, "GET", hdrs["Location"])
+        assert st == 200, op
+        if op["status"] in ("Succeeded", "Failed"):
+            break
+        assert time.monotonic() < deadline, op
+        time.sleep(0.1)
+    assert op["status"] == "Succeeded", op
+    st, _, res = rest(emu, "GET", hdrs["Location"] + "/result")
+    if st == 400 and res.get("errorCode") == "OperationHasNoResult":
+        return None
+    assert st == 200, res
+    return res
+
+
+def new_workspace(emu: Emulator, name: str) -> str:
+    """A workspace on a (fake) capacity: fabric-cicd refuses to publish into a
+    workspace whose GET has no capacityId."""
+    status, _, ws = rest(emu, "POST", "/v1/workspaces", {"displayName": f"{name}-{time.time_ns()}", "capacityId": CAPACITY})
+    assert status == 201, ws
+    return ws["id"]
+
+
+def topology(emu: Emulator, ws: str, es: str) -> Dict[str, Any]:
+    status, _, body = rest(emu, "GET", f"/v1/workspaces/{ws}/eventstreams/{es}/topology")
+    assert status == 200, body
+    return body
+
+
+def definition_parts(emu: Emulator, ws: str, es: str) -> Dict[str, Any]:
+    res = rest_lro(emu, "POST", f"/v1/workspaces/{ws}/eventstreams/{es}/getDefinition")
+    out = {}
+    for p in res["definition"]["parts"]:
+        assert p["payloadType"] == "InlineBase64", p
+        out[p["path"]] = json.loads(base64.b64decode(p["payload"]))
+    return out
+
+
+class EmulatorCredential:
+    """An azure-core TokenCredential (``get_token(*scopes) -> AccessToken``)
+    minting an emulator token; records the scopes it was asked for."""
+
+    def __init__(self, emu: Emulator) -> None:
+        self.emu, self.scopes = emu, []  # type: List[Tuple[str, ...]]
+        self._tok = emu.call("POST", "/_emulator/token", {}, auth=False)
+
+    def get_token(self, *scopes: str, **kwargs: Any) -> Any:
+        from azure.core.credentials import AccessToken
+        self.scopes.append(scopes)
+        return AccessToken(self._tok["access_token"], int(self._tok["expires_on"]))
+
+
+# -- the Eventstream, from Microsoft's template --------------------------------------------
+
+def template() -> Dict[str, Any]:
+    if not TEMPLATE.is_file():
+        pytest.fail(f"Microsoft's Eventstream template is not at {TEMPLATE} (the tests read it from ../shared "
+                    f"relative to the repository root; it is not copied into the repository)", pytrace=False)
+    return json.loads(TEMPLATE.read_text())
+
+
+def template_topology(ws: str, lakehouse: str, table: str, not_equal_to: str = "0") -> Dict[str, Any]:
+    """The template's CustomEndpoint source → DefaultStream → Filter →
+    Lakehouse destination, with real ids. The Filter keeps events whose
+    BikepointID is not ``not_equal_to`` (the template's condition, "0")."""
+    full = template()
+
+    def pick(kind: str, name: str) -> Dict[str, Any]:
+        for n in full[kind]:
+            if n["name"] == name:
+                return copy.deepcopy(n)
+        pytest.fail(f"Microsoft's template has no {kind} node {name}", pytrace=False)
+
+    src = pick("sources", "CustomEndpointSource")
+    stream = pick("streams", "myEventstream-stream")
+    stream["inputNodes"] = [{"name": src["name"]}]  # the template says "sourceName"
+    flt = pick("operators", "FilterName")
+    assert flt["properties"]["conditions"][0]["value"]["value"] == "0"
+    flt["properties"]["conditions"][0]["value"]["value"] = not_equal_to
+    dest = pick("destinations", "LakehouseDestination")
+    dest["properties"].update(workspaceId=ws, itemId=lakehouse, deltaTable=table)
+    dest["inputNodes"] = [{"name": flt["name"]}]
+    return {"sources": [src], "streams": [stream], "operators": [flt], "destinations": [dest],
+            "compatibilityLevel": full["compatibilityLevel"]}
+
+
+ES_PROPERTIES = {"retentionTimeInDays": 1, "eventThroughputLevel": "Low"}
+
+
+def strip_runtime(node: Dict[str, Any]) -> Dict[str, Any]:
+    return {k: v for k, v in node.items() if k not in ("id", "status", "error")}
+
+
+def by_name(topo: Dict[str, Any], kind: str) -> Dict[str, Dict[str, Any]]:
+    return {n["name"]: n for n in topo[kind]}
+
+
+def assert_holds(held: Dict[str, Any], deployed: Dict[str, Any], es_item: Dict[str, Any]) -> None:
+    """``held`` (a topology, or getDefinition's eventstream.json) is what was
+    deployed: sources, streams and operators node for node, the DefaultStream
+    keeps the Eventstream's datasource id, and the Lakehouse destination has
+    its name, type, target and an id."""
+    assert held["compatibilityLevel"] == deployed["compatibilityLevel"]
+    for kind in ("sources", "streams", "operators"):
+        assert [strip_runtime(n) for n in held[kind]] == deployed[kind], kind
+    assert held["sources"][0]["id"], held["sources"]
+    assert held["streams"][0]["id"] == es_item["properties"]["streams"][0]["id"]
+    (dest,) = held["destinations"]
+    (want,) = deployed["destinations"]
+    assert (dest["name"], dest["type"]) == (want["name"], want["type"])
+    assert dest["id"]
+    for k in ("workspaceId", "itemId", "deltaTable"):
+        assert dest["properties"][k] == want["properties"][k], k
+
+
+def read_rows(table: Path, want: int, timeout: float = 20) -> List[Dict[str, Any]]:
+    """The Delta table's rows once it has ``want`` of them (bounded wait)."""
+    from deltalake import DeltaTable
+    deadline = time.monotonic() + timeout
+    rows: List[Dict[str, Any]] = []
+    while time.monotonic() < deadline:
+        if (table / "_delta_log").is_dir():
+            rows = DeltaTable(str(table)).to_pyarrow_table().to_pylist()
+            if len(rows) >= want:
+                return rows
+        time.sleep(0.2)
+    pytest.fail(f"{table}: {len(rows)} rows after {timeout}s, want {want}: {rows}")
+
+
+def produce(emu: Emulator, ws: str, es: str, datasource: str, ids: List[str]) -> None:
+    status, _, body = rest(emu, "POST", f"/v1/workspaces/{ws}/eventstreams/{es}/sources/{datasource}/events",
+                           {"events": [{"value": {"BikepointID": i, "No_Bikes": n}} for n, i in enumerate(ids)]})
+    assert status == 200, body
+
+
+# -- fabric-cicd -------------------------------------------------------------------------------
+
+class RequestLog:
+    """Records (method, url, status) of every request fabric-cicd sends, by
+    wrapping requests.request (which its FabricEndpoint calls); calls through.
+
+    EMULATOR MISMATCH (workaround, reported): fabric-cicd 1.4.0 ends every
+    call with ``"application/json" in response.headers.get("Content-Type")``;
+    the emulator answers ``POST …/items/{id}/updateDefinition`` (sync mode)
+    with ``200``, ``Content-Length: 0`` and no Content-Type header, so
+    fabric-cicd fails with "argument of type 'NoneType' is not iterable".
+    Such an answer (200, empty body, no Content-Type) gets an empty
+    Content-Type header here, which fabric-cicd reads as "no JSON body"; each
+    one is recorded in ``patched`` and
+    test_empty_success_answers_carry_a_content_type tracks the mismatch."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import requests
+        self.calls: List[Tuple[str, str, int]] = []
+        self.patched: List[Tuple[str, str, int]] = []
+        real = requests.request
+
+        def request(method: str, url: str, **kw: Any) -> Any:
+            r = real(method, url, **kw)
+            self.calls.append((method, url, r.status_code))
+            if r.status_code == 200 and "Content-Type" not in r.headers and not r.content:
+                r.headers["Content-Type"] = ""
+                self.patched.append((method, url, r.status_code))
+            return r
+
+        monkeypatch.setattr(requests, "request", request)
+
+    def routes(self, base: str) -> List[str]:
+        return [f"{m} {u[len(base):]} {s}" for m, u, s in self.calls]
+
+
+def write_item(repo: Path, topo: Dict[str, Any], description: str) -> None:
+    d = repo / "Bikes.Eventstream"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / ".platform").write_text(json.dumps({
+        "$schema": "https://developer.microsoft.com/json-schemas/fabric/gitIntegration/platformProperties/2.0.0/schema.json",
+        "metadata": {"type": "Eventstream", "displayName": "Bikes", "description": description},
+        "config": {"version": "2.0", "logicalId": "3b0c7f52-9d61-4e0a-8f47-2a5e1c6d9b83"}}, indent=2))
+    (d / "eventstream.json").write_text(json.dumps(topo, indent=2))
+    (d / "eventstreamProperties.json").write_text(json.dumps(ES_PROPERTIES, indent=2))
+
+
+def cicd_publish(emu: Emulator, ws: str, repo: Path) -> None:
+    """One fabric-cicd run, as a pipeline would: a new FabricWorkspace and
+    publish_all_items, Eventstream items only."""
+    from fabric_cicd import FabricWorkspace, publish_all_items
+    cred = EmulatorCredential(emu)
+    workspace = FabricWorkspace(workspace_id=ws, repository_directory=str(repo), item_type_in_scope=["Eventstream"],
+                                token_credential=cred)
+    publish_all_items(workspace)
+    assert cred.scopes and all(s == (FABRIC_SCOPE,) for s in cred.scopes), cred.scopes
+
+
+@pytest.fixture
+def cicd(emu: Emulator, monkeypatch: pytest.MonkeyPatch) -> RequestLog:
+    import fabric_cicd
+    from fabric_cicd import constants
+
+    # fabric-cicd's documented root-URL override (module constants; its
+    # environment variables accept only HTTPS Microsoft hosts).
+    monkeypatch.setattr(constants, "DEFAULT_API_ROOT_URL", emu.url)
+    monkeypatch.setattr(constants, "FABRIC_API_ROOT_URL", emu.url)
+    # EMULATOR MISMATCH (workaround, reported): fabric-cicd first lists the
+    # workspace's folders (GET /v1/workspaces/{ws}/folders, Fabric's List
+    # Folders); the emulator has no folder routes and answers
+    # 404 EndpointNotFound "no route for GET /v1/workspaces/{ws}/folders",
+    # which fabric-cicd raises as "Unhandled error occurred calling GET".
+    # fabric-cicd's own feature flag skips folder publishing; it is set for
+    # this test only (FEATURE_FLAG is a module-level set).
+    monkeypatch.setattr(constants, "FEATURE_FLAG", set(constants.FEATURE_FLAG))
+    fabric_cicd.append_feature_flag("disable_workspace_folder_publish")
+    return RequestLog(monkeypatch)
+
+
+def test_fabric_cicd_deploys_and_redeploys_template_eventstream(emu: Emulator, cicd: RequestLog, tmp_path: Path) -> None:
+    """fabric-cicd publishes Bikes.Eventstream (create with definition),
+    then a changed definition (updateDefinition); the emulator holds each
+    version, and the deployed Filter runs on produced events."""
+    ws = new_workspace(emu, "cicd")
+    lh = rest_lro(emu, "POST", f"/v1/workspaces/{ws}/lakehouses", {"displayName": "bikes_lh"})
+    table = Path(lh["properties"]["oneLakeTablesPath"]) / "bikes"
+    repo = tmp_path / "repo"
+
+    # 1. First deployment: the item does not exist, fabric-cicd creates it with its definition.
+    v1 = template_topology(ws, lh["id"], "bikes")
+    write_item(repo, v1, "deployed by fabric-cicd")
+    cicd_publish(emu, ws, repo)
+
+    status, _, items = rest(emu, "GET", f"/v1/workspaces/{ws}/items")
+    streams = [i for i in items["value"] if i["type"] == "Eventstream"]
+    assert [(i["displayName"], i["description"]) for i in streams] == [("Bikes", "deployed by fabric-cicd")], items
+    es_id = streams[0]["id"]
+    status, _, es = rest(emu, "GET", f"/v1/workspaces/{ws}/eventstreams/{es_id}")
+    assert status == 200, es
+    tp = topology(emu, ws, es_id)
+    assert_holds(tp, v1, es)
+    assert [n["status"] for n in tp["sources"] + tp["destinations"]] == ["Running", "Running"], tp
+    parts = definition_parts(emu, ws, es_id)
+    assert_holds(parts["eventstream.json"], v1, es)
+    assert parts["eventstreamProperties.json"] == ES_PROPERTIES
+    assert parts[".platform"]["metadata"] == {"type": "Eventstream", "displayName": "Bikes",
+                                              "description": "deployed by fabric-cicd"}
+
+    # The Filter fabric-cicd deployed runs: BikepointID "0" is dropped.
+    datasource = es["properties"]["streams"][0]["id"]
+    produce(emu, ws, es_id, datasource, ["BP1", "0"])
+    assert sorted(r["BikepointID"] for r in read_rows(table, 1)) == ["BP1"]
+
+    # 2. Second run with a changed definition: the Filter now drops "BP9"
+    # instead of "0", and the description changes (updateMetadata=True).
+    v2 = template_topology(ws, lh["id"], "bikes", not_equal_to="BP9")
+    write_item(repo, v2, "redeployed by fabric-cicd")
+    cicd_publish(emu, ws, repo)
+
+    status, _, items = rest(emu, "GET", f"/v1/workspaces/{ws}/items")
+    assert [(i["id"], i["description"]) for i in items["value"] if i["type"] == "Eventstream"] == \
+        [(es_id, "redeployed by fabric-cicd")], items
+    tp2 = topology(emu, ws, es_id)
+    assert_holds(tp2, v2, es)
+    assert by_name(tp2, "operators")["FilterName"]["properties"]["conditions"][0]["value"]["value"] == "BP9"
+    # Same nodes, same ids: the source, the stream and the Lakehouse binding survive the update.
+    for kind in ("sources", "streams", "destinations"):
+        assert [n["id"] for n in tp2[kind]] == [n["id"] for n in tp[kind]], kind
+    parts2 = definition_parts(emu, ws, es_id)
+    assert_holds(parts2["eventstream.json"], v2, es)
+    assert parts2[".platform"]["metadata"]["description"] == "redeployed by fabric-cicd"
+
+    produce(emu, ws, es_id, datasource, ["BP9", "0"])
+    assert sorted(r["BikepointID"] for r in read_rows(table, 2)) == ["0", "BP1"]
+
+    # The routes fabric-cicd took; with --async-operations it followed each
+    # 202 to /v1/operations/{id} and its /result.
+    calls = cicd.routes(emu.url)
+    base = f"/v1/workspaces/{ws}"
+    create = [c for c in calls if c.startswith(f"POST {base}/items ")]
+    update = [c for c in calls if c.startswith(f"POST {base}/items/{es_id}/updateDefinition?updateMetadata=True ")]
+    assert len(create) == 1 and len(update) == 1, calls
+    assert f"GET {base}/items 200" in calls and f"GET {base} 200" in calls, calls
+    ops = [c for c in calls if c.startswith("GET /v1/operations/")]
+    if emu.mode == "async":  # type: ignore[attr-defined]
+        # create: 202, the operation's state, then its /result (the item);
+        # updateDefinition: 202, the operation's state (no Location when it
+        # has no result, so no /result call).
+        assert create[0].endswith(" 202") and update[0].endswith(" 202"), calls
+        i, j = calls.index(create[0]), calls.index(update[0])
+        assert calls[i + 1].startswith("GET /v1/operations/") and calls[i + 1].endswith(" 200"), calls[i:]
+        assert calls[i + 1 + [c.endswith("/result 200") for c in calls[i + 1:]].index(True)].endswith("/result 200")
+        assert calls[j + 1].startswith("GET /v1/operations/") and calls[j + 1].endswith(" 200"), calls[j:]
+        assert sum(c.endswith("/result 200") for c in ops) == 1, calls
+        assert cicd.patched == [], cicd.patched
+    else:
+        assert create[0].endswith(" 201") and update[0].endswith(" 200") and not ops, calls
+        # The workaround above touched the updateDefinition answer only.
+        assert [u[len(emu.url):] for _, u, _ in cicd.patched] in ([], [update[0].split(" ")[1]]), cicd.patched
+
+
+# -- microsoft-fabric-api ----------------------------------------------------------------------
+
+def fabric_client(emu: Emulator, hook: Callable[[Any], None]) -> Any:
+    from azure.core.pipeline.policies import BearerTokenCredentialPolicy
+    from microsoft_fabric_api import FabricClient
+
+    class LoopbackBearerPolicy(BearerTokenCredentialPolicy):
+        """azure-core's bearer policy with its HTTPS check off (azure-core's
+        own ``enforce_https`` request option): the emulator is plain HTTP
+        on loopback."""
+
+        def on_request(self, request: Any) -> Any:
+            request.context.options["enforce_https"] = False
+            return super().on_request(request)
+
+    cred = EmulatorCredential(emu)
+    return FabricClient(cred, base_url=emu.url + "/",
+                        authentication_policy=LoopbackBearerPolicy(cred, FABRIC_SCOPE),
+                        raw_response_hook=hook, polling_interval=0.2)
+
+
+def lro_result(extractor: Any, timeout: float = 30) -> Any:
+    """microsoft-fabric-api's begin_* methods answer an _LROResultExtractor
+    filled by the poller's done-callback (its non-begin wrappers wait in
+    5 s sleeps; this waits in 20 ms ones)."""
+    deadline = time.monotonic() + timeout
+    while extractor.result is None:
+        assert time.monotonic() < deadline, "the LRO did not finish (its poller thread logged why)"
+        time.sleep(0.02)
+    return extractor.result
+
+
+def test_microsoft_fabric_api_creates_reads_and_updates_template_eventstream(emu: Emulator) -> None:
+    """microsoft-fabric-api: get_workspace, create a Lakehouse (core items),
+    create the Eventstream with its definition, read its topology and
+    definition, update the definition, list items; each compared with what
+    the emulator's REST answers."""
+    from microsoft_fabric_api.generated.core import models as core
+    from microsoft_fabric_api.generated.eventstream import models as esm
+
+    seen: List[Tuple[str, str, int]] = []
+    client = fabric_client(emu, lambda r: seen.append((r.http_request.method, r.http_request.url, r.http_response.status_code)))
+    ws = new_workspace(emu, "sdk")
+
+    w = client.core.workspaces.get_workspace(ws)
+    assert (w.id, w.type, w.capacity_id) == (ws, "Workspace", CAPACITY)
+
+    lh = lro_result(client.core.items.begin_create_item(ws, core.CreateItemRequest(display_name="bikes_lh", type="Lakehouse")))
+    assert (lh.type, lh.display_name, lh.workspace_id) == ("Lakehouse", "bikes_lh", ws)
+
+    b64 = lambda v: base64.b64encode(json.dumps(v).encode()).decode()  # noqa: E731
+    part = lambda path, v: esm.EventstreamDefinitionPart(path=path, payload=b64(v), payload_type="InlineBase64")  # noqa: E731
+    v1 = template_topology(ws, lh.id, "bikes")
+    created = lro_result(client.eventstream.items.begin_create_eventstream(ws, esm.CreateEventstreamRequest(
+        display_name="bikes", description="created by microsoft-fabric-api",
+        definition=esm.EventstreamDefinition(parts=[part("eventstream.json", v1), part("eventstreamProperties.json", ES_PROPERTIES)]))))
+    assert (created.type, created.display_name, created.workspace_id) == ("Eventstream", "bikes", ws)
+    status, _, es = rest(emu, "GET", f"/v1/workspaces/{ws}/eventstreams/{created.id}")
+    assert status == 200 and es["description"] == "created by microsoft-fabric-api", es
+
+    # The topology, as the SDK deserializes it (polymorphic node models) and as REST answers it.
+    tp = client.eventstream.topology.get_eventstream_topology(ws, created.id)
+    raw = topology(emu, ws, created.id)
+    assert_holds(raw, v1, es)
+    assert [type(n).__name__ for n in tp.sources + tp.streams + tp.operators + tp.destinations] == \
+        ["CustomEndpointSourceResponse", "DefaultStreamResponse", "FilterOperator", "LakehouseDestinationResponse"]
+    assert [n.id for n in tp.sources + tp.streams + tp.destinations] == \
+        [n["id"] for n in raw["sources"] + raw["streams"] + raw["destinations"]]
+    assert tp.operators[0].properties.conditions[0].value.value == "0"
+    assert tp.destinations[0].properties.item_id == lh.id and tp.destinations[0].status == "Running"
+
+    # getDefinition through the SDK is what the emulator's REST answers.
+    got = lro_result(client.eventstream.items.begin_get_eventstream_definition(ws, created.id))
+    sdk_parts = {p.path: json.loads(base64.b64decode(p.payload)) for p in got.definition.parts}
+    assert sdk_parts == definition_parts(emu, ws, created.id)
+    assert_holds(sdk_parts["eventstream.json"], v1, es)
+    assert sdk_parts["eventstreamProperties.json"] == ES_PROPERTIES
+
+    # updateDefinition through the SDK (an LROPoller of None).
+    v2 = template_topology(ws, lh.id, "bikes", not_equal_to="BP9")
+    client.eventstream.items.begin_update_eventstream_definition(
+        ws, created.id, esm.UpdateEventstreamDefinitionRequest(definition=esm.EventstreamDefinition(
+            parts=[part("eventstream.json", v2), part("eventstreamProperties.json", ES_PROPERTIES)]))).result(timeout=30)
+    raw2 = topology(emu, ws, created.id)
+    assert_holds(raw2, v2, es)
+    assert [n["id"] for n in raw2["destinations"]] == [n["id"] for n in raw["destinations"]]
+
+    names = sorted((i.type, i.display_name) for i in client.core.items.list_items(ws))
+    assert names == [("Eventstream", "bikes"), ("Lakehouse", "bikes_lh")]
+    assert client.eventstream.items.get_eventstream(ws, created.id).description == "created by microsoft-fabric-api"
+
+    # With --async-operations the SDK's pollers followed the operations.
+    ops = [(m, u[len(emu.url):], s) for m, u, s in seen if "/operations/" in u]
+    if emu.mode == "async":  # type: ignore[attr-defined]
+        assert sum(u.endswith("/result") and s == 200 for _, u, s in ops) >= 3, seen
+        assert sum(s == 202 for _, _, s in seen) == 4, seen  # lakehouse, eventstream, getDefinition, updateDefinition
+    else:
+        assert not ops and not any(s == 202 for _, _, s in seen), seen
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "EMULATOR MISMATCH: a Lakehouse destination created from a definition is rendered from its binding, "
+    "not from the definition: topology/getDefinition answer inputNodes [the DefaultStream] instead of the "
+    "node deployed (FilterName), and drop schema, minimumRows, maximumDurationInSeconds, inputSerialization. "
+    "applyDefinition stores the definition node with one id, applyBinding then creates the binding with a new "
+    "uuid, so renderTopology no longer matches them (emulator/api/destinations.go applyBinding, "
+    "emulator/api/topology.go renderTopology). Remove this xfail when it is fixed."))
+def test_lakehouse_destination_node_round_trips(embedded_emulator: Emulator) -> None:
+    """The Lakehouse destination node a client deploys comes back as deployed (ids and status aside)."""
+    emu = embedded_emulator
+    emu.mode = "sync"  # type: ignore[attr-defined]
+    ws = new_workspace(emu, "roundtrip")
+    lh = rest_lro(emu, "POST", f"/v1/workspaces/{ws}/lakehouses", {"displayName": "lh"})
+    v1 = template_topology(ws, lh["id"], "bikes")
+    b64 = lambda v: base64.b64encode(json.dumps(v).encode()).decode()  # noqa: E731
+    es = rest_lro(emu, "POST", f"/v1/workspaces/{ws}/eventstreams", {"displayName": "rt", "definition": {"parts": [
+        {"path": "eventstream.json", "payload": b64(v1), "payloadType": "InlineBase64"}]}})
+    held = definition_parts(emu, ws, es["id"])["eventstream.json"]
+    assert [strip_runtime(n) for n in held["destinations"]] == v1["destinations"]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "EMULATOR MISMATCH: POST /v1/workspaces/{ws}/items/{id}/updateDefinition?updateMetadata=True answers "
+    "200 with Content-Length: 0 and no Content-Type header; fabric-cicd 1.4.0 (FabricEndpoint.invoke: "
+    "'\"application/json\" in response.headers.get(\"Content-Type\")') then fails with \"argument of type "
+    "'NoneType' is not iterable\" on every redeploy. fabric-cicd redeploys through this call against Fabric, "
+    "so Fabric's answer carries a Content-Type. Remove this xfail, and RequestLog's workaround, when fixed."))
+def test_empty_success_answers_carry_a_content_type(embedded_emulator: Emulator) -> None:
+    """updateDefinition's 200 (no body) names a Content-Type, as fabric-cicd requires."""
+    emu = embedded_emulator
+    emu.mode = "sync"  # type: ignore[attr-defined]
+    ws = new_workspace(emu, "ctype")
+    es = rest_lro(emu, "POST", f"/v1/workspaces/{ws}/eventstreams", {"displayName": "e"})
+    current = rest_lro(emu, "POST", f"/v1/workspaces/{ws}/items/{es['id']}/getDefinition")
+    status, headers, body = rest(emu, "POST", f"/v1/workspaces/{ws}/items/{es['id']}/updateDefinition?updateMetadata=True",
+                                 current)
+    assert status == 200, body
+    assert headers.get("Content-Type"), headers
