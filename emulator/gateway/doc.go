@@ -1,0 +1,29 @@
+// Package gateway is the emulator's Event Hubs-style Kafka endpoint: a proxy
+// that speaks the Kafka wire protocol, terminates SASL PLAIN authentication
+// itself and forwards everything else to an upstream Kafka cluster (franz-go's
+// kfake or a real Apache Kafka).
+//
+// Fabric's custom endpoint hands Kafka users a connection string
+//
+//	Endpoint=sb://HOST:PORT/;SharedAccessKeyName=key_…;SharedAccessKey=…;EntityPath=TOPIC
+//
+// which clients present with SASL PLAIN as username "$ConnectionString" and
+// the whole string as password. The gateway passes the credentials to an
+// Authenticator and refuses a wrong key the way a broker does: SaslAuthenticate
+// answers SASL_AUTHENTICATION_FAILED with the authenticator's message, then the
+// connection closes. An authenticated connection gets a Grant: one topic it may
+// produce to and consume from, and optionally a prefix that scopes its consumer
+// group ids upstream.
+//
+// Every request is checked against the grant. Foreign topics are answered
+// locally with TOPIC_AUTHORIZATION_FAILED and never reach the upstream (Apache
+// Kafka would auto-create them); Metadata lists only the granted topic and
+// points every broker and coordinator at the gateway's advertised address.
+// Requests the gateway does not understand (topic and ACL administration,
+// transactions, configs, …) close the connection, and ApiVersions stops
+// advertising them.
+//
+// TLS is not offered: the endpoint is SASL_PLAINTEXT. Clients configured for
+// Fabric with SASL_SSL switch the security protocol to SASL_PLAINTEXT and keep
+// everything else.
+package gateway

@@ -1,0 +1,30 @@
+package gateway
+
+import "log/slog"
+
+// Option configures a Gateway.
+type Option func(*Gateway)
+
+// WithListenAddr sets the address the gateway listens on (default
+// "127.0.0.1:0", a free loopback port). Extra per-broker listeners, opened
+// only for a multi-broker upstream, use the same host with a free port.
+func WithListenAddr(addr string) Option {
+	return func(g *Gateway) { g.listenAddr = addr }
+}
+
+// WithAdvertisedAddr sets the host:port that Metadata and FindCoordinator
+// hand to clients (default: the listener's address). Set it when clients
+// reach the gateway through another name, such as a container's mapped port.
+func WithAdvertisedAddr(hostport string) Option {
+	return func(g *Gateway) { g.advertised = hostport }
+}
+
+// WithLogger sets the logger (default slog.Default()). Connection events log
+// at Debug, refusals at Warn.
+func WithLogger(l *slog.Logger) Option {
+	return func(g *Gateway) {
+		if l != nil {
+			g.log = l
+		}
+	}
+}
