@@ -1,5 +1,6 @@
-// Package pipeline runs Eventstream operators — Filter, ManageFields and
-// GroupBy over tumbling or hopping windows — over rows (see package rows).
+// Package pipeline runs Eventstream operators — Filter, ManageFields,
+// GroupBy over tumbling or hopping windows, and Aggregate (rolling
+// aggregates per event) — over rows (see package rows).
 // It is pure: no HTTP, no Kafka. The /operators routes call Parse; each
 // destination's drain feeds the records it reads to a Pipeline and writes
 // what comes out.
@@ -26,8 +27,11 @@
 //	[{"type": "Window", "kind": "tumbling", "duration": "1m", "on": "ts"},
 //	 {"type": "GroupBy", "keys": ["_window_start", "src"],
 //	  "aggregates": [{"fn": "count", "as": "n"}]}]              (the seed's pair: one windowed GroupBy)
+//	{"type": "Aggregate", "on": "ts", "allowedLateness": "5s",
+//	    "aggregates": [{"fn": "avg", "field": "temp", "partitionBy": ["device"],
+//	                    "duration": "5m", "as": "avg5m"}]}      (rolling: every row, plus avg5m)
 //
-// Sliding, session and snapshot windows, Join, Union, Expand, Aggregate and
+// Sliding, session and snapshot windows, Join, Union, Expand and
 // SQL operators, percentile/deviation/variance functions and calendar
 // duration units are refused by name with a *NotSupportedError; anything
 // malformed is a *ValidationError. Both name the field at fault
@@ -39,7 +43,8 @@
 // when it contains dots. Otherwise a dotted name walks nested objects:
 // "device.id" is row["device"]["id"]. Arrays are not indexed. The same rule
 // holds for Filter fields, ManageFields names, GroupBy keys and aggregate
-// fields, and a window's "on" field. GroupBy output fields are named by the
+// fields, Aggregate partitionBy fields and a window's or an Aggregate's "on"
+// field. GroupBy output fields are named by the
 // key as written ("device.id" becomes a top-level "device.id").
 //
 // # Filter
@@ -91,9 +96,19 @@
 // and _window_start (the seed's name), RFC 3339 UTC strings; the key fields;
 // one field per aggregate (see AggFunc for types and null rules).
 //
+// # Aggregate
+//
+// Fabric's Aggregate passes every row on at once with one field added per
+// aggregate: the aggregate over the rows of the same partitionBy values
+// whose time lies in (t − duration, t], t the row's time (On, or arrival
+// time), the row included. Rows late by more than allowedLateness are taken
+// at the horizon instead. See RollingAggregate for the rules and the sources
+// they follow.
+//
 // # Restart protocol
 //
-// Snapshot encodes everything the pipeline holds, including Offsets(): for
+// Snapshot encodes everything the pipeline holds (open windows, the rows an
+// Aggregate still counts), including Offsets(): for
 // each partition the offset after the last record fed. Process skips records
 // below those offsets (Stats.Replayed), so feeding from an earlier offset is
 // harmless. Windows can close on the wall clock, which a replay does not
@@ -127,9 +142,9 @@
 //
 // # Fabric's eventstream.json
 //
-// Filter, ManageFields and GroupBy document how Fabric's operator
-// properties map onto them; Parse already accepts Fabric's names for ops,
-// functions, cast types and duration units, so an importer only reshapes.
-// Fabric's Join, Union, Expand, Aggregate and SQL operators and its Sliding,
+// Filter, ManageFields, GroupBy and RollingAggregate document how Fabric's
+// operator properties map onto them; Parse already accepts Fabric's names for
+// ops, functions, cast types and duration units, so an importer only
+// reshapes. Fabric's Join, Union, Expand and SQL operators and its Sliding,
 // Session and Snapshot windows have no counterpart and are refused.
 package pipeline

@@ -33,7 +33,7 @@ func (e *ValidationError) ErrorCode() string { return CodeInvalidInput }
 
 // NotSupportedError reports an operator, window kind, function or unit that
 // Fabric has but this emulator refuses by name: sliding, session and snapshot
-// windows, Join, Union, Expand, Aggregate, SQL, percentile and deviation
+// windows, Join, Union, Expand, SQL, percentile and deviation
 // functions, calendar duration units. Field names the JSON path at fault,
 // Name the refused thing and Reason says why.
 type NotSupportedError struct {

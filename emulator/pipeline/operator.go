@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// Operator is one stage of a pipeline: Filter, ManageFields, GroupBy or
-// WindowStamp. Operators are plain values; Parse builds them from JSON and
+// Operator is one stage of a pipeline: Filter, ManageFields, GroupBy,
+// RollingAggregate or WindowStamp. Operators are plain values; Parse builds them from JSON and
 // New checks hand-built ones the same way.
 type Operator interface {
 	// Spec returns the operator in the canonical JSON shape Parse accepts.
@@ -441,13 +441,21 @@ type Spec struct {
 	Keys       []string          `json:"keys,omitempty"`
 	Aggregates []AggregateSpec   `json:"aggregates,omitempty"`
 	Window     *WindowSpec       `json:"window,omitempty"`
+	// On and AllowedLateness are an Aggregate's time axis (a GroupBy has
+	// them in Window).
+	On              string `json:"on,omitempty"`
+	AllowedLateness string `json:"allowedLateness,omitempty"`
 }
 
-// AggregateSpec is the canonical JSON shape of an Aggregate.
+// AggregateSpec is the canonical JSON shape of an Aggregate (of a GroupBy)
+// or of a Rolling (of an Aggregate operator, which adds PartitionBy and
+// Duration, a Go duration string).
 type AggregateSpec struct {
-	Fn    string `json:"fn"`
-	Field string `json:"field,omitempty"`
-	As    string `json:"as"`
+	Fn          string   `json:"fn"`
+	Field       string   `json:"field,omitempty"`
+	As          string   `json:"as"`
+	PartitionBy []string `json:"partitionBy,omitempty"`
+	Duration    string   `json:"duration,omitempty"`
 }
 
 // WindowSpec is the canonical JSON shape of a Window; durations are Go

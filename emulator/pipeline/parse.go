@@ -25,6 +25,9 @@ import (
 //	    "aggregates": [{"fn": FN, "field": F, "as": NAME}...],
 //	    "window": {"kind": "tumbling"|"hopping", "duration": D, "hop": D,
 //	               "offset": D, "on": F, "allowedLateness": D}}
+//	{"type": "Aggregate", "on": F, "allowedLateness": D,
+//	    "aggregates": [{"fn": FN, "field": F, "as": NAME,
+//	                    "partitionBy": [F...], "duration": D}...]}
 //	{"type": "Window", "kind": ..., "duration": D, "on": F}   (the seed's)
 //
 // The window members may also sit flat on the GroupBy (the seed's "kind",
@@ -122,11 +125,10 @@ func Parse(data []byte) ([]Operator, error) {
 // Refusal reasons, by operator type and window kind.
 var (
 	refusedTypes = map[string]string{
-		"join":      "it joins two input streams; an emulated eventstream has one stream (its Kafka topic) per source",
-		"union":     "it merges two or more input streams; an emulated eventstream has one stream (its Kafka topic) per source",
-		"expand":    "it turns one event into one per array element; the emulator does not build it",
-		"aggregate": "its rolling per-row aggregates are not built; use GroupBy with a hopping window",
-		"sql":       "the emulator does not interpret Stream Analytics SQL",
+		"join":   "it joins two input streams; an emulated eventstream has one stream (its Kafka topic) per source",
+		"union":  "it merges two or more input streams; an emulated eventstream has one stream (its Kafka topic) per source",
+		"expand": "it turns one event into one per array element; the emulator does not build it",
+		"sql":    "the emulator does not interpret Stream Analytics SQL",
 	}
 	refusedKinds = map[string]string{
 		"sliding":  "a sliding window emits whenever an event enters or leaves it, so its output depends on each event's exact timing; use a hopping window with a small hop",
@@ -178,6 +180,11 @@ func parseOperator(item any, path string) (Operator, error) {
 			return nil, err
 		}
 		return parseGroupBy(o, name)
+	case "aggregate", "rollingaggregate":
+		if err := o.only("aggregates", "on", "allowedLateness"); err != nil {
+			return nil, err
+		}
+		return parseRolling(o, name)
 	case "window":
 		if err := o.only(append([]string{"window"}, windowKeys...)...); err != nil {
 			return nil, err
@@ -191,7 +198,7 @@ func parseOperator(item any, path string) (Operator, error) {
 		}
 		return WindowStamp{Name: name, Window: w}, nil
 	}
-	return nil, invalid(join(path, "type"), "%q is not one of Filter, ManageFields, GroupBy, Window", typ)
+	return nil, invalid(join(path, "type"), "%q is not one of Filter, ManageFields, GroupBy, Aggregate, Window", typ)
 }
 
 func canonicalType(lower, given string) string {
@@ -202,8 +209,6 @@ func canonicalType(lower, given string) string {
 		return "Union"
 	case "expand":
 		return "Expand"
-	case "aggregate":
-		return "Aggregate"
 	case "sql":
 		return "SQL"
 	}

@@ -37,17 +37,18 @@ type Stats struct {
 	Filtered       int64 `json:"filtered"`       // rows a Filter dropped
 	CastFailures   int64 `json:"castFailures"`   // values a cast could not convert, set to null
 	NonNumeric     int64 `json:"nonNumeric"`     // non-numeric values sum/min/max/avg skipped
-	MissingTime    int64 `json:"missingTime"`    // rows without a usable window time (GroupBy drops them, Window stamps null)
-	Late           int64 `json:"late"`           // rows dropped from at least one window already emitted
+	MissingTime    int64 `json:"missingTime"`    // rows without a usable window time (GroupBy drops them, Window stamps null, Aggregate passes them with null aggregates)
+	Late           int64 `json:"late"`           // rows dropped from at least one window already emitted, or taken at an Aggregate's horizon
 	WindowsEmitted int64 `json:"windowsEmitted"` // GroupBy output rows (one per window and key)
 	Rows           int64 `json:"rows"`           // rows the pipeline returned
 }
 
 // Pipeline runs operators in order over a stream of events. Filter,
-// ManageFields and WindowStamp pass rows on at once; GroupBy holds windows
-// across calls and emits each exactly once, when it closes. The output is a
-// function of the sequence of events fed (and of the Advance calls), not of
-// how the events were split into Process calls. A Pipeline is safe for
+// ManageFields, WindowStamp and RollingAggregate (which remembers recent
+// rows) pass rows on at once; GroupBy holds windows across calls and emits
+// each exactly once, when it closes. The output is a function of the
+// sequence of events fed (and of the Advance calls), not of how the events
+// were split into Process calls. A Pipeline is safe for
 // concurrent use; calls are serialised.
 type Pipeline struct {
 	mu          sync.Mutex
@@ -84,6 +85,8 @@ func New(ops []Operator) (*Pipeline, error) {
 			p.stages = append(p.stages, newFieldsStage(o, &p.stats))
 		case GroupBy:
 			p.stages = append(p.stages, newGroupByStage(o, &p.stats))
+		case RollingAggregate:
+			p.stages = append(p.stages, newRollingStage(o, &p.stats))
 		case WindowStamp:
 			p.stages = append(p.stages, &stampStage{w: o.Window, stats: &p.stats})
 		default:
@@ -223,11 +226,13 @@ func (p *Pipeline) Operators() []Operator {
 	return append([]Operator(nil), p.ops...)
 }
 
-// Stateful reports whether the pipeline holds windows across calls (has a
-// GroupBy), so its caller must call Advance and keep snapshots.
+// Stateful reports whether the pipeline holds state across calls (has a
+// GroupBy or an Aggregate), so its caller must call Advance and keep
+// snapshots.
 func (p *Pipeline) Stateful() bool {
 	for _, st := range p.stages {
-		if _, ok := st.(*groupByStage); ok {
+		switch st.(type) {
+		case *groupByStage, *rollingStage:
 			return true
 		}
 	}

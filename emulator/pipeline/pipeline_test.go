@@ -27,6 +27,18 @@ var scenarios = []struct {
 		{"type":"Window","kind":"tumbling","duration":"30s"},
 		{"type":"GroupBy","keys":["_window_start","dev"],"aggregates":[{"fn":"count","as":"n"},{"fn":"sum","field":"v","as":"total"}]}]`},
 	{"stateless", `[{"type":"Filter","condition":{"field":"ok","op":"eq","value":true}},{"type":"ManageFields","keep":["dev","v"]}]`},
+	{"rolling aggregate on event time", `[
+		{"type":"Filter","condition":{"field":"ok","op":"eq","value":true}},
+		{"type":"Aggregate","on":"ts","allowedLateness":"15s","aggregates":[
+			{"fn":"Average","field":"v","partitionBy":["dev"],"duration":"1m"},
+			{"fn":"count","partitionBy":["dev"],"duration":"30s","as":"n"},
+			{"fn":"sum","field":"v","duration":"20s"},
+			{"fn":"Minimum","field":"v","partitionBy":["dev"],"duration":"2m"},
+			{"fn":"Maximum","field":"v","duration":{"value":45,"unit":"Second"}}]}]`},
+	{"rolling aggregate on arrival time into GroupBy", `[
+		{"type":"Aggregate","aggregates":[{"fn":"sum","field":"v","partitionBy":["dev"],"duration":"30s","as":"s30"}]},
+		{"type":"GroupBy","keys":["dev"],"aggregates":[{"fn":"max","field":"s30"},{"fn":"count","as":"n"}],
+			"window":{"kind":"tumbling","duration":"1m"}}]`},
 }
 
 // stream is a deterministic stream on two partitions: event times drift

@@ -17,11 +17,12 @@ const snapshotVersion = 1
 var ErrSnapshotMismatch = errors.New("pipeline: snapshot does not match these operators")
 
 type snapshot struct {
-	Version   int           `json:"version"`
-	Operators string        `json:"operators"` // fingerprint of the operators
-	Offsets   []offsetState `json:"offsets"`
-	Stats     Stats         `json:"stats"`
-	Stages    []stageState  `json:"stages,omitempty"`
+	Version   int            `json:"version"`
+	Operators string         `json:"operators"` // fingerprint of the operators
+	Offsets   []offsetState  `json:"offsets"`
+	Stats     Stats          `json:"stats"`
+	Stages    []stageState   `json:"stages,omitempty"`
+	Rolling   []rollingState `json:"rolling,omitempty"` // Aggregate stages
 }
 
 type offsetState struct {
@@ -71,11 +72,12 @@ func (p *Pipeline) Snapshot() ([]byte, error) {
 	}
 	sort.Slice(snap.Offsets, func(i, j int) bool { return snap.Offsets[i].Partition < snap.Offsets[j].Partition })
 	for i, st := range p.stages {
-		g, ok := st.(*groupByStage)
-		if !ok {
-			continue
+		switch g := st.(type) {
+		case *groupByStage:
+			snap.Stages = append(snap.Stages, g.state(i))
+		case *rollingStage:
+			snap.Rolling = append(snap.Rolling, g.state(i))
 		}
-		snap.Stages = append(snap.Stages, g.state(i))
 	}
 	return json.Marshal(snap)
 }
@@ -146,12 +148,34 @@ func (p *Pipeline) Restore(data []byte) error {
 		}
 		restored[st.Stage] = ng
 	}
+	rolled := map[int]*rollingStage{}
+	for _, st := range snap.Rolling {
+		if st.Stage < 0 || st.Stage >= len(p.stages) {
+			return fmt.Errorf("%w: stage %d out of range", ErrSnapshotMismatch, st.Stage)
+		}
+		r, ok := p.stages[st.Stage].(*rollingStage)
+		if !ok {
+			return fmt.Errorf("%w: stage %d is not an Aggregate", ErrSnapshotMismatch, st.Stage)
+		}
+		nr, err := r.restored(st)
+		if err != nil {
+			return fmt.Errorf("%w: stage %d: %v", ErrSnapshotMismatch, st.Stage, err)
+		}
+		rolled[st.Stage] = nr
+	}
 	for i, st := range p.stages {
-		if g, ok := st.(*groupByStage); ok {
+		switch g := st.(type) {
+		case *groupByStage:
 			if ng, ok := restored[i]; ok {
 				p.stages[i] = ng
 			} else {
 				p.stages[i] = newGroupByStage(g.g, &p.stats)
+			}
+		case *rollingStage:
+			if nr, ok := rolled[i]; ok {
+				p.stages[i] = nr
+			} else {
+				p.stages[i] = newRollingStage(g.r, &p.stats)
 			}
 		}
 	}
