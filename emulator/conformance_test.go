@@ -636,6 +636,8 @@ var served = []string{
 	"Topology_GetEventstreamTopology", "Topology_GetEventstreamSource", "Topology_GetEventstreamDestination",
 	"Topology_PauseEventstream", "Topology_ResumeEventstream", "Topology_PauseEventstreamSource", "Topology_ResumeEventstreamSource",
 	"Topology_PauseEventstreamDestination", "Topology_ResumeEventstreamDestination",
+	"Topology_GetEventstreamSourceConnection", "Topology_GetEventstreamDestinationConnection",
+	"Folders_ListFolders",
 }
 
 func TestConformance(t *testing.T) {
@@ -669,6 +671,8 @@ func TestConformance(t *testing.T) {
 	e.must(200, do("Workspaces_GetWorkspace", "GET", "/v1/workspaces/"+ws, nil))
 	e.must(200, do("Workspaces_UpdateWorkspace", "PATCH", "/v1/workspaces/"+ws, map[string]any{"description": "d2"}))
 	do("Workspaces_GetWorkspace", "GET", "/v1/workspaces/3f2504e0-4f89-11d3-9a0c-0305e82c3301", nil)
+	e.must(200, do("Folders_ListFolders", "GET", "/v1/workspaces/"+ws+"/folders", nil))
+	do("Folders_ListFolders", "GET", "/v1/workspaces/3f2504e0-4f89-11d3-9a0c-0305e82c3301/folders", nil)
 
 	// Role assignments.
 	wsBase := "/v1/workspaces/" + ws
@@ -795,6 +799,10 @@ func TestConformance(t *testing.T) {
 		e.must(200, do("Topology_GetEventstreamDestination", "GET", esBase+"/destinations/"+d, nil))
 	}
 	do("Topology_GetEventstreamDestination", "GET", esBase+"/destinations/"+ws, nil) // not a destination
+	e.must(200, do("Topology_GetEventstreamSourceConnection", "GET", esBase+"/sources/"+srcID+"/connection", nil))
+	do("Topology_GetEventstreamSourceConnection", "GET", esBase+"/sources/"+ws+"/connection", nil) // not a source
+	e.must(200, do("Topology_GetEventstreamDestinationConnection", "GET", esBase+"/destinations/"+outID+"/connection", nil))
+	do("Topology_GetEventstreamDestinationConnection", "GET", esBase+"/destinations/"+lakeID+"/connection", nil) // not a CustomEndpoint
 	now := map[string]any{"startType": "Now"}
 	e.must(200, do("Topology_PauseEventstreamSource", "POST", esBase+"/sources/"+srcID+"/pause", nil))
 	do("Topology_PauseEventstreamSource", "POST", esBase+"/sources/"+ws+"/pause", nil)

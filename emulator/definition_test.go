@@ -210,10 +210,7 @@ func TestDefinitionRefusalsChangeNothing(t *testing.T) {
 		{"event hub source", "sources", "AzureEventHubSource", "AzureEventHub"},
 		{"iot hub source", "sources", "AzureIoTHubSource", "AzureIoTHub"},
 		{"cdc source", "sources", "AzureSQLDBCDCSource", "AzureSQLDBCDC"},
-		{"sample data", "sources", "SampleDataSource", "SampleData"},
-		{"kafka", "sources", "ApacheKafkaSource", "ApacheKafka"},
 		{"join", "operators", "JoinerName", "Join"},
-		{"aggregate", "operators", "AggregatorName", "Aggregate"},
 	}
 	for _, tc := range cases {
 		topo := templateTopology(t, ws, lh, "t")

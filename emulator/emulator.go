@@ -13,6 +13,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/api"
 	"github.com/fabrictest/fabrictest/emulator/auth"
 	"github.com/fabrictest/fabrictest/emulator/broker"
+	"github.com/fabrictest/fabrictest/emulator/gateway"
 	"github.com/fabrictest/fabrictest/emulator/jobs"
 	"github.com/fabrictest/fabrictest/emulator/store"
 )
@@ -25,6 +26,7 @@ type Server struct {
 	issuer *auth.Issuer
 	broker *broker.Broker
 	api    *api.API
+	gw     *gateway.Gateway // the custom endpoint's Kafka surface (nil: off)
 	jobs   *jobs.Runner
 	http   *http.Server
 	tmpDir string // OneLake files when there is no data dir
@@ -83,11 +85,18 @@ func New(opts ...Option) (*Server, error) {
 		PageSize: cfg.pageSize, MaxRequestBytes: cfg.maxRequestBytes, OneLakeDir: oneLake, KQLURL: cfg.kqlURL, Jobs: s.jobs,
 		Advertised: cfg.advertised, RemoteTokens: cfg.remoteTokens, ProduceTimeout: cfg.produceTimeout,
 		AsyncOperations: cfg.asyncOperations,
+		SampleInterval:  cfg.sampleInterval, SampleBatch: cfg.sampleBatch,
 	})
 	if err := s.jobs.Recover(context.Background()); err != nil {
 		return nil, err
 	}
 	if err := s.api.StartDrains(context.Background()); err != nil {
+		return nil, err
+	}
+	if err := s.api.StartSources(context.Background()); err != nil {
+		return nil, err
+	}
+	if err := s.startEndpoint(); err != nil {
 		return nil, err
 	}
 	s.http = &http.Server{Handler: s.api, ReadHeaderTimeout: 10 * time.Second}
@@ -120,8 +129,13 @@ func (s *Server) Close() error {
 	if s.http != nil {
 		errs = append(errs, s.http.Close())
 	}
+	if s.gw != nil {
+		errs = append(errs, s.gw.Close())
+		s.gw = nil
+	}
 	if s.api != nil {
 		s.api.CloseOperations()
+		s.api.CloseSources() // they write into the topics the drains read
 		s.api.CloseDrains()
 	}
 	if s.jobs != nil {
@@ -167,4 +181,39 @@ func (s *Server) HandleJobs(itemID, jobType string, h JobHandler) { s.jobs.Handl
 func (s *Server) Token(principal string) (string, error) {
 	tok, _, err := s.issuer.Mint(auth.MintOptions{Principal: principal})
 	return tok, err
+}
+
+// startEndpoint starts the custom endpoint's Kafka surface in front of the
+// broker (none without a broker, or with WithKafkaEndpoint("off")).
+func (s *Server) startEndpoint() error {
+	if !s.broker.Enabled() || s.cfg.endpointAddr == "off" {
+		return nil
+	}
+	authn := func(ctx context.Context, user, pass string) (gateway.Grant, error) {
+		g, err := s.api.AuthenticateEndpoint(ctx, user, pass)
+		return gateway.Grant{KeyID: g.KeyID, Topic: g.Topic, GroupPrefix: g.GroupPrefix}, err
+	}
+	opts := []gateway.Option{gateway.WithListenAddr(s.cfg.endpointAddr), gateway.WithLogger(s.cfg.logger)}
+	if s.cfg.endpointAdv != "" {
+		opts = append(opts, gateway.WithAdvertisedAddr(s.cfg.endpointAdv))
+	}
+	gw, err := gateway.New(s.broker.Bootstrap(), authn, opts...)
+	if err != nil {
+		return fmt.Errorf("start kafka endpoint: %w", err)
+	}
+	if err := gw.Start(); err != nil {
+		return fmt.Errorf("start kafka endpoint: %w", err)
+	}
+	s.gw = gw
+	s.api.AttachGateway(gw)
+	return nil
+}
+
+// KafkaEndpoint is the host:port connection strings of CustomEndpoint
+// nodes point at ("" when it is off or there is no broker).
+func (s *Server) KafkaEndpoint() string {
+	if s.gw == nil {
+		return ""
+	}
+	return s.gw.Addr()
 }

@@ -23,10 +23,14 @@ type config struct {
 	remoteTokens    bool
 	produceTimeout  time.Duration
 	asyncOperations bool
+	sampleInterval  time.Duration
+	sampleBatch     int
+	endpointAddr    string // the custom endpoint's Kafka listener; "off" disables it
+	endpointAdv     string
 }
 
 func defaults() config {
-	return config{kafka: "embedded", partitions: 4, pageSize: 100, logger: slog.New(slog.DiscardHandler)}
+	return config{kafka: "embedded", partitions: 4, pageSize: 100, logger: slog.New(slog.DiscardHandler), endpointAddr: "127.0.0.1:0"}
 }
 
 // Option configures a Server.
@@ -164,4 +168,40 @@ func WithProduceTimeout(d time.Duration) Option {
 // Default: such calls complete synchronously (201 with the item).
 func WithAsyncOperations() Option {
 	return func(c *config) error { c.asyncOperations = true; return nil }
+}
+
+// WithSampleDataRate paces the SampleData sources of deployed Eventstream
+// definitions: each produces a batch of events every interval (default 10
+// events every second).
+func WithSampleDataRate(events int, every time.Duration) Option {
+	return func(c *config) error {
+		if events < 1 || every <= 0 {
+			return errors.New("sample data rate: want at least 1 event and a positive interval")
+		}
+		c.sampleBatch, c.sampleInterval = events, every
+		return nil
+	}
+}
+
+// WithKafkaEndpoint sets the listen address of the custom endpoint's Kafka
+// surface: the address the connection strings of CustomEndpoint sources
+// and destinations point at, where clients authenticate with SASL PLAIN
+// ("$ConnectionString" and the string) and reach the Eventstream's topic
+// on the attached broker. The default is a free loopback port; "off"
+// turns it off (connection routes then answer 501).
+func WithKafkaEndpoint(addr string) Option {
+	return func(c *config) error {
+		if strings.TrimSpace(addr) == "" {
+			return errors.New("kafka endpoint: empty address; want host:port or off")
+		}
+		c.endpointAddr = addr
+		return nil
+	}
+}
+
+// WithKafkaEndpointAdvertised sets the host:port connection strings name
+// when clients reach the custom endpoint by another address than it
+// listens on (an emulator in a container: the mapped port).
+func WithKafkaEndpointAdvertised(hostport string) Option {
+	return func(c *config) error { c.endpointAdv = hostport; return nil }
 }

@@ -53,6 +53,10 @@ type Config struct {
 	// AsyncOperations makes every eligible call (item creation) a
 	// long-running operation: 202 + Location / x-ms-operation-id / Retry-After.
 	AsyncOperations bool
+	// SampleInterval and SampleBatch pace SampleData sources: SampleBatch
+	// events every SampleInterval (defaults DefaultSampleInterval, DefaultSampleBatch).
+	SampleInterval time.Duration
+	SampleBatch    int
 }
 
 // DefaultMaxRequestBytes is the default cap on a request body: 16 MiB.
@@ -70,6 +74,10 @@ type API struct {
 	kustoState
 
 	ops operations
+
+	srcs sourceRegistry // runners of SampleData and Kafka-protocol sources
+
+	gateway Gateway // the Kafka endpoint of connection strings (nil: off)
 }
 
 // New returns the API handler for cfg.
@@ -133,6 +141,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := uuid.NewString()
 	w.Header().Set(fabricerr.HeaderRequestID, id)
 	w.Header().Set(fabricerr.HeaderMSRequest, id)
+	// Answers without a body (200 on updateDefinition, pause, resume, …)
+	// still name a type: clients such as fabric-cicd test it before
+	// reading the body. Handlers with a body set their own.
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	h, pattern := a.mux.Handler(r)
 	if pattern != "" {
 		a.mux.ServeHTTP(w, r) // the mux sets the path values

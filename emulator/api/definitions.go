@@ -251,19 +251,16 @@ func badNode(n *node, field, format string, args ...any) error {
 	return fabricerr.BadParameter(at, "%s %q: %s", n.kind, n.name, fmt.Sprintf(format, args...))
 }
 
-var sourceRefusals = map[string]string{
-	"sampledata":     "SampleData sources are not built yet; produce sample events through a CustomEndpoint source",
-	"apachekafka":    "Kafka-protocol sources are not built yet; produce into the Eventstream through a CustomEndpoint source",
-	"confluentcloud": "Kafka-protocol sources are not built yet; produce into the Eventstream through a CustomEndpoint source",
-	"amazonmskkafka": "Kafka-protocol sources are not built yet; produce into the Eventstream through a CustomEndpoint source",
-}
+// sourceRefusals gives the reason a source type is refused when it is
+// more specific than the default (SampleData and Kafka-protocol sources run:
+// see sources.go).
+var sourceRefusals = map[string]string{}
 
 var operatorRefusals = map[string]string{
-	"join":      "joins of two streams are not built",
-	"union":     "unions of streams are not built",
-	"expand":    "array expansion is not built",
-	"sql":       "SQL (Stream Analytics query) operators are not built",
-	"aggregate": "rolling per-event aggregates are not built; use GroupBy with a tumbling or hopping window",
+	"join":   "joins of two streams are not built",
+	"union":  "unions of streams are not built",
+	"expand": "array expansion is not built",
+	"sql":    "SQL (Stream Analytics query) operators are not built",
 }
 
 // ---- the plan: a checked definition and what it becomes ----
@@ -307,14 +304,20 @@ func (a *API) planDefinition(c *call, es store.Item, def storedDefinition) (*def
 
 	// Sources.
 	for _, n := range t.sources {
-		if !n.is("CustomEndpoint") {
+		run, err := a.planSource(c.r.Context(), n)
+		if err != nil {
+			return nil, err
+		}
+		if !run && !n.is("CustomEndpoint") {
 			reason, ok := sourceRefusals[strings.ToLower(n.typ)]
 			if !ok {
 				reason = "it reads from a service the emulator has no connection to; use a CustomEndpoint source and produce the events yourself"
 			}
 			return nil, refuse(n, reason)
 		}
-		n.raw["type"] = "CustomEndpoint"
+		if !run {
+			n.raw["type"] = "CustomEndpoint"
+		}
 		if len(n.inputs) > 0 {
 			return nil, badNode(n, "inputNodes", "a source has no inputs")
 		}
@@ -406,6 +409,9 @@ func (a *API) planDefinition(c *call, es store.Item, def storedDefinition) (*def
 		switch {
 		case n.is("CustomEndpoint"):
 			n.raw["type"] = "CustomEndpoint"
+			if len(chain) > 0 { // its Kafka clients read the DefaultStream's topic
+				return nil, badNode(n, "inputNodes", "operator %q runs before this CustomEndpoint destination; the emulator serves CustomEndpoint destinations from the DefaultStream %q only", chain[len(chain)-1].name, def0.name)
+			}
 			continue
 		case n.is("Lakehouse"):
 			n.raw["type"] = "Lakehouse"
@@ -662,6 +668,51 @@ func operatorSpec(n *node) (map[string]any, error) {
 			spec["cast"] = cast
 		}
 		return spec, nil
+	case "aggregate":
+		// Rolling per-event aggregates: {aggregations: [{aggregationFunction
+		// (or aggregateFunction), column, alias?, partitionBy?: [column],
+		// duration}]} → pipeline.RollingAggregate on arrival time.
+		n.raw["type"] = "Aggregate"
+		aggs, _ := p["aggregations"].([]any)
+		if len(aggs) == 0 {
+			return nil, badNode(n, "properties.aggregations", "want a non-empty array of {aggregationFunction, column, alias, partitionBy, duration}")
+		}
+		var out []any
+		for i, x := range aggs {
+			at := fmt.Sprintf("properties.aggregations[%d]", i)
+			am, ok := x.(map[string]any)
+			if !ok {
+				return nil, badNode(n, at, "want {aggregationFunction, column, alias, partitionBy, duration}")
+			}
+			a := map[string]any{"fn": firstNonEmpty(str(am, "aggregationFunction"), str(am, "aggregateFunction"))}
+			if col, ok := am["column"]; ok && col != nil {
+				f, err := columnName(n, at+".column", col)
+				if err != nil {
+					return nil, err
+				}
+				a["field"] = f
+			}
+			if alias := str(am, "alias"); alias != "" {
+				a["as"] = alias
+			}
+			pb, _ := am["partitionBy"].([]any)
+			var keys []any
+			for j, c := range pb {
+				k, err := columnName(n, fmt.Sprintf("%s.partitionBy[%d]", at, j), c)
+				if err != nil {
+					return nil, err
+				}
+				keys = append(keys, k)
+			}
+			if len(keys) > 0 {
+				a["partitionBy"] = keys
+			}
+			if d, ok := am["duration"]; ok && d != nil {
+				a["duration"] = d
+			}
+			out = append(out, a)
+		}
+		return map[string]any{"type": "Aggregate", "name": n.name, "aggregates": out}, nil
 	case "groupby":
 		n.raw["type"] = "GroupBy"
 		aggs, _ := p["aggregations"].([]any)
@@ -849,6 +900,7 @@ func (a *API) applyDefinition(ctx context.Context, es *store.Item, p *definition
 			}
 		}
 	}
+	a.syncSources(es.ID) // SampleData and Kafka sources start, restart or stop
 	return nil
 }
 

@@ -205,7 +205,10 @@ func (a *API) applyBinding(ctx context.Context, d store.Destination, native bool
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return d, false, err
 	}
-	d.ID, d.CreatedAt = uuid.NewString(), a.cfg.Now()
+	if d.ID == "" { // a definition's destination comes with the id its node carries
+		d.ID = uuid.NewString()
+	}
+	d.CreatedAt = a.cfg.Now()
 	if err := a.cfg.Store.CreateDestination(ctx, d); err != nil {
 		return d, false, err
 	}

@@ -305,6 +305,7 @@ func (a *API) removeItem(c *call, it store.Item) error {
 	if err := a.stopDrainsOf(c.r.Context(), it.ID); err != nil {
 		return err
 	}
+	a.stopSourcesOf(it.ID) // before its topic goes, so no source writes it again
 	if k, ok := kinds[it.Type]; ok && k.release != nil {
 		if err := k.release(a, c, it); err != nil {
 			return err

@@ -20,6 +20,7 @@ func (a *API) routes() {
 	a.handle("GET /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.getRole)
 	a.handle("PATCH /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.updateRole)
 	a.handle("DELETE /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.deleteRole)
+	a.handle("GET /v1/workspaces/{ws}/folders", true, a.listFolders)
 
 	a.handle("POST /v1/workspaces/{ws}/items", true, a.lro(store.RoleContributor, a.createItem("")))
 	a.handle("GET /v1/workspaces/{ws}/items", true, a.listItems(""))
@@ -51,6 +52,10 @@ func (a *API) routes() {
 	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}", true, a.getSource)
 	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/pause", true, a.pauseSource)
 	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/resume", true, a.resumeSource)
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/connection", true, a.getConnection("sources"))
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/connection", true, a.getConnection("destinations"))
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/connection/regenerateKeys", true, a.regenerateKeys("sources"))
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/connection/regenerateKeys", true, a.regenerateKeys("destinations"))
 	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/pause", true, a.pauseDestination)
 	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/resume", true, a.resumeDestination)
 	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}", true, a.unbind)
@@ -76,6 +81,12 @@ func (a *API) routes() {
 		a.handle("GET "+base, true, a.getOperation)
 		a.handle("GET "+base+"/result", true, a.getOperationResult)
 	}
+
+	// The emulator's registry of the Kafka clusters Kafka-protocol sources name.
+	a.handle("PUT /v1/_emulator/connections/{connectionId}", true, a.putConnection)
+	a.handle("GET /v1/_emulator/connections/{connectionId}", true, a.getDataConnection)
+	a.handle("GET /v1/_emulator/connections", true, a.listDataConnections)
+	a.handle("DELETE /v1/_emulator/connections/{connectionId}", true, a.deleteConnection)
 
 	a.handle("GET /v1/eventstreams/{id}/sources/{ds}", true, a.resolve)
 	a.handle("GET /v1/eventstreams/{id}/sources/{ds}/events", true, a.consume)

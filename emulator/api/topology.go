@@ -79,7 +79,12 @@ func withStatus(n map[string]any, status string, err error) map[string]any {
 	}
 	out["status"] = status
 	if err != nil {
-		out["error"] = map[string]any{"errorCode": "DestinationFailed", "errorMessage": err.Error()}
+		code := "DestinationFailed"
+		var coded interface{ ErrorCode() string }
+		if errors.As(err, &coded) {
+			code = coded.ErrorCode()
+		}
+		out["error"] = map[string]any{"errorCode": code, "errorMessage": err.Error()}
 	}
 	return out
 }
@@ -116,11 +121,8 @@ func (a *API) renderTopology(ctx context.Context, es store.Item, status bool) (m
 			out["compatibilityLevel"] = cl
 		}
 		for _, n := range t.sources {
-			st := statusRunning
-			if slices.Contains(props.Paused, n.id()) {
-				st = statusPaused
-			}
-			sources = append(sources, maybeStatus(n.raw, status, st, nil))
+			st, serr := a.sourceStatus(es, n)
+			sources = append(sources, maybeStatus(n.raw, status, st, serr))
 		}
 		for _, n := range t.streams {
 			streams = append(streams, n.raw)
@@ -307,7 +309,11 @@ func (a *API) setPaused(ctx context.Context, es *store.Item, pause bool, ids ...
 		}
 	}
 	es.Properties, _ = json.Marshal(props)
-	return a.cfg.Store.UpdateItem(ctx, *es)
+	if err := a.cfg.Store.UpdateItem(ctx, *es); err != nil {
+		return err
+	}
+	a.syncSources(es.ID) // SampleData and Kafka sources stop or start with it
+	return nil
 }
 
 // customEndpointIDs returns the ids of es's definition nodes of type
@@ -404,7 +410,7 @@ func (a *API) sourceID(c *call, min store.Role) (store.Item, string, error) {
 		return es, "", err
 	}
 	id := strings.ToLower(c.r.PathValue("ds"))
-	if !slices.Contains(customEndpointIDs(es, "sources"), id) {
+	if !slices.Contains(sourceNodeIDs(es), id) {
 		return es, "", fabricerr.NotFound(fabricerr.EntityNotFound, "Source", id)
 	}
 	return es, id, nil

@@ -183,3 +183,13 @@ func firstErr(err error) error {
 	}
 	return err
 }
+
+// listFolders serves GET /v1/workspaces/{ws}/folders. The emulator keeps
+// no folders (every item is at the workspace's root), so the list is
+// empty; deployment tools such as fabric-cicd read it before publishing.
+func (a *API) listFolders(c *call) error {
+	if _, err := a.workspace(c, store.RoleViewer); err != nil {
+		return err
+	}
+	return list(c, []struct{}{}, 0)
+}

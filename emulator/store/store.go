@@ -102,6 +102,14 @@ CREATE TABLE IF NOT EXISTS journals (
 	pending        BLOB
 );
 CREATE INDEX IF NOT EXISTS job_instances_item ON job_instances(item_id, seq);
+CREATE TABLE IF NOT EXISTS endpoint_keys (
+	node_id        TEXT PRIMARY KEY,
+	eventstream_id TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+	key_name       TEXT NOT NULL UNIQUE,
+	primary_key    TEXT NOT NULL,
+	secondary_key  TEXT NOT NULL,
+	created_at     TEXT NOT NULL
+);
 `
 
 // Open opens (creating if needed) the database in dir/metadata.db. An empty
@@ -118,7 +126,7 @@ func Open(dir string) (*Store, error) {
 	// One connection: SQLite serialises writers anyway, and an in-memory
 	// database exists per connection.
 	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(schema); err != nil {
+	if _, err := db.Exec(schema + dataConnectionsSchema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("create metadata schema: %w", err)
 	}

@@ -271,30 +271,16 @@ def produce(emu: Emulator, ws: str, es: str, datasource: str, ids: List[str]) ->
 
 class RequestLog:
     """Records (method, url, status) of every request fabric-cicd sends, by
-    wrapping requests.request (which its FabricEndpoint calls); calls through.
-
-    EMULATOR MISMATCH (workaround, reported): fabric-cicd 1.4.0 ends every
-    call with ``"application/json" in response.headers.get("Content-Type")``;
-    the emulator answers ``POST …/items/{id}/updateDefinition`` (sync mode)
-    with ``200``, ``Content-Length: 0`` and no Content-Type header, so
-    fabric-cicd fails with "argument of type 'NoneType' is not iterable".
-    Such an answer (200, empty body, no Content-Type) gets an empty
-    Content-Type header here, which fabric-cicd reads as "no JSON body"; each
-    one is recorded in ``patched`` and
-    test_empty_success_answers_carry_a_content_type tracks the mismatch."""
+    wrapping requests.request (which its FabricEndpoint calls); calls through."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         import requests
         self.calls: List[Tuple[str, str, int]] = []
-        self.patched: List[Tuple[str, str, int]] = []
         real = requests.request
 
         def request(method: str, url: str, **kw: Any) -> Any:
             r = real(method, url, **kw)
             self.calls.append((method, url, r.status_code))
-            if r.status_code == 200 and "Content-Type" not in r.headers and not r.content:
-                r.headers["Content-Type"] = ""
-                self.patched.append((method, url, r.status_code))
             return r
 
         monkeypatch.setattr(requests, "request", request)
@@ -327,22 +313,12 @@ def cicd_publish(emu: Emulator, ws: str, repo: Path) -> None:
 
 @pytest.fixture
 def cicd(emu: Emulator, monkeypatch: pytest.MonkeyPatch) -> RequestLog:
-    import fabric_cicd
     from fabric_cicd import constants
 
     # fabric-cicd's documented root-URL override (module constants; its
     # environment variables accept only HTTPS Microsoft hosts).
     monkeypatch.setattr(constants, "DEFAULT_API_ROOT_URL", emu.url)
     monkeypatch.setattr(constants, "FABRIC_API_ROOT_URL", emu.url)
-    # EMULATOR MISMATCH (workaround, reported): fabric-cicd first lists the
-    # workspace's folders (GET /v1/workspaces/{ws}/folders, Fabric's List
-    # Folders); the emulator has no folder routes and answers
-    # 404 EndpointNotFound "no route for GET /v1/workspaces/{ws}/folders",
-    # which fabric-cicd raises as "Unhandled error occurred calling GET".
-    # fabric-cicd's own feature flag skips folder publishing; it is set for
-    # this test only (FEATURE_FLAG is a module-level set).
-    monkeypatch.setattr(constants, "FEATURE_FLAG", set(constants.FEATURE_FLAG))
-    fabric_cicd.append_feature_flag("disable_workspace_folder_publish")
     return RequestLog(monkeypatch)
 
 
@@ -421,11 +397,10 @@ def test_fabric_cicd_deploys_and_redeploys_template_eventstream(emu: Emulator, c
         assert calls[i + 1 + [c.endswith("/result 200") for c in calls[i + 1:]].index(True)].endswith("/result 200")
         assert calls[j + 1].startswith("GET /v1/operations/") and calls[j + 1].endswith(" 200"), calls[j:]
         assert sum(c.endswith("/result 200") for c in ops) == 1, calls
-        assert cicd.patched == [], cicd.patched
     else:
         assert create[0].endswith(" 201") and update[0].endswith(" 200") and not ops, calls
-        # The workaround above touched the updateDefinition answer only.
-        assert [u[len(emu.url):] for _, u, _ in cicd.patched] in ([], [update[0].split(" ")[1]]), cicd.patched
+    # fabric-cicd lists the workspace's folders first (the emulator has none).
+    assert any(c.startswith("GET /v1/workspaces/") and "/folders" in c and c.endswith(" 200") for c in calls), calls
 
 
 # -- microsoft-fabric-api ----------------------------------------------------------------------
@@ -528,13 +503,6 @@ def test_microsoft_fabric_api_creates_reads_and_updates_template_eventstream(emu
         assert not ops and not any(s == 202 for _, _, s in seen), seen
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "EMULATOR MISMATCH: a Lakehouse destination created from a definition is rendered from its binding, "
-    "not from the definition: topology/getDefinition answer inputNodes [the DefaultStream] instead of the "
-    "node deployed (FilterName), and drop schema, minimumRows, maximumDurationInSeconds, inputSerialization. "
-    "applyDefinition stores the definition node with one id, applyBinding then creates the binding with a new "
-    "uuid, so renderTopology no longer matches them (emulator/api/destinations.go applyBinding, "
-    "emulator/api/topology.go renderTopology). Remove this xfail when it is fixed."))
 def test_lakehouse_destination_node_round_trips(embedded_emulator: Emulator) -> None:
     """The Lakehouse destination node a client deploys comes back as deployed (ids and status aside)."""
     emu = embedded_emulator
@@ -549,12 +517,6 @@ def test_lakehouse_destination_node_round_trips(embedded_emulator: Emulator) -> 
     assert [strip_runtime(n) for n in held["destinations"]] == v1["destinations"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "EMULATOR MISMATCH: POST /v1/workspaces/{ws}/items/{id}/updateDefinition?updateMetadata=True answers "
-    "200 with Content-Length: 0 and no Content-Type header; fabric-cicd 1.4.0 (FabricEndpoint.invoke: "
-    "'\"application/json\" in response.headers.get(\"Content-Type\")') then fails with \"argument of type "
-    "'NoneType' is not iterable\" on every redeploy. fabric-cicd redeploys through this call against Fabric, "
-    "so Fabric's answer carries a Content-Type. Remove this xfail, and RequestLog's workaround, when fixed."))
 def test_empty_success_answers_carry_a_content_type(embedded_emulator: Emulator) -> None:
     """updateDefinition's 200 (no body) names a Content-Type, as fabric-cicd requires."""
     emu = embedded_emulator

@@ -1,0 +1,179 @@
+package fabrictest
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+)
+
+// Definition builds an Eventstream item definition (the parts Fabric's
+// getDefinition returns) around topology, the content of eventstream.json:
+// a map, a struct, or raw JSON bytes such as a file exported from Fabric.
+func Definition(topology any) (map[string]any, error) {
+	var raw []byte
+	switch v := topology.(type) {
+	case []byte:
+		raw = v
+	case json.RawMessage:
+		raw = v
+	default:
+		var err error
+		if raw, err = json.Marshal(v); err != nil {
+			return nil, fmt.Errorf("encode eventstream.json: %w", err)
+		}
+	}
+	b64 := base64.StdEncoding.EncodeToString
+	return map[string]any{"parts": []any{
+		map[string]any{"path": "eventstream.json", "payload": b64(raw), "payloadType": "InlineBase64"},
+		map[string]any{"path": "eventstreamProperties.json", "payload": b64([]byte(`{"retentionTimeInDays":1,"eventThroughputLevel":"Low"}`)), "payloadType": "InlineBase64"},
+	}}, nil
+}
+
+// DeployEventstream creates an Eventstream named name from topology (the
+// content of eventstream.json, see Definition) and fails the test if the
+// emulator refuses it.
+func (w Workspace) DeployEventstream(name string, topology any) Eventstream {
+	w.env.t.Helper()
+	es, err := w.TryDeployEventstream(name, topology)
+	if err != nil {
+		w.env.t.Fatalf("fabrictest: deploy eventstream %q in workspace %s: %v", name, w.ID, err)
+	}
+	return es
+}
+
+// TryDeployEventstream is DeployEventstream that returns the error (an
+// *APIError naming the refused node, for instance) instead of failing.
+func (w Workspace) TryDeployEventstream(name string, topology any) (Eventstream, error) {
+	def, err := Definition(topology)
+	if err != nil {
+		return Eventstream{}, err
+	}
+	var out eventstreamJSON
+	if _, err := w.env.do(http.MethodPost, w.path()+"/eventstreams", nil, map[string]any{"displayName": name, "definition": def}, 0, &out); err != nil {
+		return Eventstream{}, err
+	}
+	es, err := out.handle(w.env)
+	if err != nil {
+		return es, err
+	}
+	ctx, cancel := context.WithTimeout(w.env.ctx, w.env.c.cfg.callTimeout)
+	defer cancel()
+	if err := w.env.c.awaitTopic(ctx, es.Topic); err != nil {
+		return es, fmt.Errorf("eventstream %s deployed, but %w", es.ID, err)
+	}
+	return es, nil
+}
+
+// Node is a source, stream or destination of an Eventstream's topology,
+// with the id the emulator assigned and its runtime status.
+type Node struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	Status string `json:"status"`
+}
+
+// Topology is GET …/eventstreams/{id}/topology, nodes by kind.
+type Topology struct {
+	Sources      []Node `json:"sources"`
+	Streams      []Node `json:"streams"`
+	Destinations []Node `json:"destinations"`
+}
+
+// Source returns the source named name (the zero Node when there is none).
+func (t Topology) Source(name string) Node { return byName(t.Sources, name) }
+
+// Destination returns the destination named name (the zero Node when there is none).
+func (t Topology) Destination(name string) Node { return byName(t.Destinations, name) }
+
+func byName(nodes []Node, name string) Node {
+	for _, n := range nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	return Node{}
+}
+
+// Topology reads the Eventstream's topology and fails the test if it cannot.
+func (es Eventstream) Topology() Topology {
+	es.env.t.Helper()
+	var t Topology
+	if _, err := es.env.do(http.MethodGet, es.itemPath()+"/topology", nil, nil, 0, &t); err != nil {
+		es.env.t.Fatalf("fabrictest: topology of eventstream %s: %v", es.ID, err)
+	}
+	return t
+}
+
+// Connection is a custom endpoint's connection (GET …/sources/{id}/connection
+// or …/destinations/{id}/connection): what a Kafka client configured the
+// Event Hubs way needs.
+type Connection struct {
+	FullyQualifiedNamespace string `json:"fullyQualifiedNamespace"`
+	EventHubName            string `json:"eventHubName"`
+	ConsumerGroupName       string `json:"consumerGroupName"`
+	AccessKeys              struct {
+		PrimaryKey                string `json:"primaryKey"`
+		SecondaryKey              string `json:"secondaryKey"`
+		PrimaryConnectionString   string `json:"primaryConnectionString"`
+		SecondaryConnectionString string `json:"secondaryConnectionString"`
+	} `json:"accessKeys"`
+}
+
+// Bootstrap is the Kafka bootstrap server of the connection: the
+// namespace, with Event Hubs' Kafka port 9093 when it names none.
+func (c Connection) Bootstrap() string {
+	if strings.Contains(c.FullyQualifiedNamespace, ":") {
+		return c.FullyQualifiedNamespace
+	}
+	return c.FullyQualifiedNamespace + ":9093"
+}
+
+// KafkaOpts configures a franz-go client the Event Hubs way: bootstrap
+// from the namespace, SASL PLAIN with username "$ConnectionString" and the
+// primary connection string as password. Add kgo.DefaultProduceTopic or
+// kgo.ConsumeTopics with EventHubName (and kgo.ConsumerGroup with
+// ConsumerGroupName for a destination).
+func (c Connection) KafkaOpts() []kgo.Opt {
+	return []kgo.Opt{kgo.SeedBrokers(c.Bootstrap()),
+		kgo.SASL(plain.Auth{User: "$ConnectionString", Pass: c.AccessKeys.PrimaryConnectionString}.AsMechanism())}
+}
+
+// SourceConnection returns the connection of the CustomEndpoint source with
+// id sourceID, failing the test if there is none.
+func (es Eventstream) SourceConnection(sourceID string) Connection {
+	return es.connection("sources", sourceID, "")
+}
+
+// DestinationConnection returns the connection of the CustomEndpoint
+// destination with id destinationID, failing the test if there is none.
+func (es Eventstream) DestinationConnection(destinationID string) Connection {
+	return es.connection("destinations", destinationID, "")
+}
+
+// RegenerateSourceKey replaces the source's "PrimaryKey" or "SecondaryKey"
+// (sessions opened with the old key close) and returns the new connection.
+func (es Eventstream) RegenerateSourceKey(sourceID, keyType string) Connection {
+	return es.connection("sources", sourceID, keyType)
+}
+
+func (es Eventstream) connection(list, id, regenerate string) Connection {
+	es.env.t.Helper()
+	path := es.itemPath() + "/" + list + "/" + url.PathEscape(id) + "/connection"
+	method, body := http.MethodGet, any(nil)
+	if regenerate != "" {
+		method, path, body = http.MethodPost, path+"/regenerateKeys", map[string]string{"keyType": regenerate}
+	}
+	var c Connection
+	if _, err := es.env.do(method, path, nil, body, 0, &c); err != nil {
+		es.env.t.Fatalf("fabrictest: connection of %s %s: %v", strings.TrimSuffix(list, "s"), id, err)
+	}
+	return c
+}
