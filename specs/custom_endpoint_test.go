@@ -27,12 +27,12 @@ func templateNodes() map[string]map[string]any {
 	Expect(err).NotTo(HaveOccurred())
 	raw, err := os.ReadFile(filepath.Join(filepath.Dir(wd), "..", "shared", "fabric-event-streams-template", "eventstream-definition.json"))
 	Expect(err).NotTo(HaveOccurred(), "Microsoft's template lives in ../shared/fabric-event-streams-template")
-	var full map[string][]map[string]any
+	var full map[string]any
 	Expect(json.Unmarshal(raw, &full)).To(Succeed())
 	out := map[string]map[string]any{}
 	for _, list := range []string{"sources", "streams", "operators", "destinations"} {
-		for _, n := range full[list] {
-			out[n["name"].(string)] = n
+		for _, n := range full[list].([]any) {
+			out[n.(map[string]any)["name"].(string)] = n.(map[string]any)
 		}
 	}
 	return out
@@ -123,10 +123,15 @@ var _ = Describe("Custom endpoint over the Kafka protocol on Apache Kafka", Labe
 // connectionString and returns the first error.
 func produceWith(ctx SpecContext, bootstrap, connectionString, topic string) error {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.DefaultProduceTopic(topic), kgo.RequestRetries(0),
-		kgo.SASL(plain.Auth{User: "$ConnectionString", Pass: connectionString}.AsMechanism()))
+		kgo.RecordDeliveryTimeout(10*time.Second), kgo.SASL(plain.Auth{User: "$ConnectionString", Pass: connectionString}.AsMechanism()))
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
+	// A refused handshake surfaces on the first request (a producer would
+	// retry the record until its delivery timeout).
+	if err := cl.Ping(ctx); err != nil {
+		return err
+	}
 	return cl.ProduceSync(ctx, &kgo.Record{Value: []byte(`{"BikepointID":"7"}`)}).FirstErr()
 }

@@ -60,12 +60,15 @@ func (s *session) apiVersions(r *request) action {
 		return action{local: resp}
 	}
 	return action{forward: true, fix: func(body []byte) ([]byte, error) {
-		resp := kmsg.NewPtrApiVersionsResponse()
-		v := r.version
 		if len(body) >= 2 && int16(binary.BigEndian.Uint16(body)) == kerr.UnsupportedVersion.Code {
-			v = 0 // brokers answer a version they do not know in v0
+			// The upstream does not know this ApiVersions version (Apache
+			// Kafka 3.9 stops at v4): its v0 answer names the version to
+			// retry with (KIP-511), and clients only read it that way when
+			// ApiVersions is the one key listed. Pass it on untouched.
+			return body, nil
 		}
-		resp.SetVersion(v)
+		resp := kmsg.NewPtrApiVersionsResponse()
+		resp.SetVersion(r.version)
 		if err := resp.ReadFrom(body); err != nil {
 			return nil, err
 		}
