@@ -155,6 +155,15 @@ func TestCustomEndpointConnection(t *testing.T) {
 			t.Fatalf("%s: got %v, want SASL_AUTHENTICATION_FAILED", name, err)
 		}
 	}
+	// A source's key sends and a destination's listens, as Event Hubs'
+	// Send and Listen claims.
+	if err := produceOne(t, d.FullyQualifiedNamespace, d.AccessKeys.PrimaryConnectionString, f.topic, `{"n":-1}`); !errors.Is(err, kerr.TopicAuthorizationFailed) {
+		t.Fatalf("produce with the destination's key: %v, want TOPIC_AUTHORIZATION_FAILED", err)
+	}
+	sc := saslClient(t, c.FullyQualifiedNamespace, c.AccessKeys.PrimaryConnectionString, kgo.ConsumeTopics(f.topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err := sc.PollFetches(ctx).Err0(); !errors.Is(err, kerr.TopicAuthorizationFailed) {
+		t.Fatalf("consume with the source's key: %v, want TOPIC_AUTHORIZATION_FAILED", err)
+	}
 	// A foreign topic is refused by authorization, and not created.
 	if err := produceOne(t, c.FullyQualifiedNamespace, c.AccessKeys.PrimaryConnectionString, "other-topic", `{}`); !errors.Is(err, kerr.TopicAuthorizationFailed) {
 		t.Fatalf("foreign topic: %v", err)

@@ -191,7 +191,11 @@ func (s *Server) startEndpoint() error {
 	}
 	authn := func(ctx context.Context, user, pass string) (gateway.Grant, error) {
 		g, err := s.api.AuthenticateEndpoint(ctx, user, pass)
-		return gateway.Grant{KeyID: g.KeyID, Topic: g.Topic, GroupPrefix: g.GroupPrefix}, err
+		rights := gateway.Send
+		if g.Listen {
+			rights = gateway.Listen
+		}
+		return gateway.Grant{KeyID: g.KeyID, Topic: g.Topic, GroupPrefix: g.GroupPrefix, Rights: rights}, err
 	}
 	opts := []gateway.Option{gateway.WithListenAddr(s.cfg.endpointAddr), gateway.WithLogger(s.cfg.logger)}
 	if s.cfg.endpointAdv != "" {

@@ -45,9 +45,11 @@ type Gateway interface {
 }
 
 // EndpointGrant is what a connection string authenticates: a session for
-// KeyID (node id "/" key type) on one topic, consumer groups prefixed.
+// KeyID (node id "/" key type) on one topic, consumer groups prefixed; a
+// source's keys may send (produce), a destination's listen (consume).
 type EndpointGrant struct {
 	KeyID, Topic, GroupPrefix string
+	Listen                    bool // false: Send
 }
 
 // AttachGateway makes g the Kafka endpoint of connection strings.
@@ -265,5 +267,5 @@ func (a *API) AuthenticateEndpoint(ctx context.Context, username, password strin
 	if entity != streams[0].Topic {
 		return EndpointGrant{}, fmt.Errorf("EntityPath %q is not the event hub of %s", entity, name)
 	}
-	return EndpointGrant{KeyID: k.NodeID + "/" + keyType, Topic: entity, GroupPrefix: "ce-" + k.NodeID + "-"}, nil
+	return EndpointGrant{KeyID: k.NodeID + "/" + keyType, Topic: entity, GroupPrefix: "ce-" + k.NodeID + "-", Listen: !isSource}, nil
 }

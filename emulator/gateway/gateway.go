@@ -21,7 +21,24 @@ type Grant struct {
 	// GroupPrefix, when set, scopes consumer group ids: a client's group
 	// "<group>" is "<prefix><group>" upstream.
 	GroupPrefix string
+	// Rights limits what the connection may do with Topic: Send (produce),
+	// Listen (fetch, consumer offsets), or both. Zero allows both.
+	Rights Rights
 }
+
+// Rights are the Event Hubs claims of a shared access key.
+type Rights uint8
+
+// The rights a Grant may carry.
+const (
+	// Send lets a connection produce into its topic.
+	Send Rights = 1 << iota
+	// Listen lets a connection fetch from its topic and keep consumer offsets.
+	Listen
+)
+
+// may reports whether the grant carries need (zero: nothing needed).
+func (g Grant) may(need Rights) bool { return need == 0 || g.Rights == 0 || g.Rights&need == need }
 
 // Authenticator checks SASL PLAIN credentials. An error refuses the
 // connection, and its message is sent to the client.

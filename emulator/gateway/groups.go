@@ -72,7 +72,7 @@ func (s *session) offsetCommit(req *kmsg.OffsetCommitRequest) action {
 	var keep []kmsg.OffsetCommitRequestTopic
 	var denied []kmsg.OffsetCommitResponseTopic
 	for _, t := range req.Topics {
-		code := s.check(t.Topic, t.TopicID)
+		code := s.check(t.Topic, t.TopicID, Listen)
 		if code == 0 {
 			keep = append(keep, t)
 			continue
@@ -120,7 +120,7 @@ func (s *session) offsetFetch(req *kmsg.OffsetFetchRequest) action {
 		if grp.Topics != nil {
 			keep := []kmsg.OffsetFetchRequestGroupTopic{}
 			for _, t := range grp.Topics {
-				code := s.check(t.Topic, t.TopicID)
+				code := s.check(t.Topic, t.TopicID, Listen)
 				if code == 0 {
 					keep = append(keep, t)
 					continue
@@ -162,7 +162,7 @@ func (s *session) offsetFetchV0(req *kmsg.OffsetFetchRequest) action {
 	if req.Topics != nil {
 		keep := []kmsg.OffsetFetchRequestTopic{}
 		for _, t := range req.Topics {
-			code := s.check(t.Topic, [16]byte{})
+			code := s.check(t.Topic, [16]byte{}, Listen)
 			if code == 0 {
 				keep = append(keep, t)
 				continue

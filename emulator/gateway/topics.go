@@ -6,8 +6,9 @@ import (
 )
 
 // check returns 0 when the session may use the topic, named by name or, when
-// name is empty, by id; otherwise the error code to answer for it.
-func (s *session) check(name string, id [16]byte) int16 {
+// name is empty, by id, as need says (Send, Listen, or 0 to describe it);
+// otherwise the error code to answer for it.
+func (s *session) check(name string, id [16]byte, need Rights) int16 {
 	if name == "" && id != ([16]byte{}) {
 		n, ok := s.g.topicName(id)
 		if !ok {
@@ -17,7 +18,7 @@ func (s *session) check(name string, id [16]byte) int16 {
 		}
 		name = n
 	}
-	if name == s.grant.Topic {
+	if name == s.grant.Topic && s.grant.may(need) {
 		return 0
 	}
 	return kerr.TopicAuthorizationFailed.Code
@@ -48,7 +49,7 @@ func (s *session) metadata(req *kmsg.MetadataRequest) action {
 			if t.Topic != nil {
 				name = *t.Topic
 			}
-			if code := s.check(name, t.TopicID); code != 0 {
+			if code := s.check(name, t.TopicID, 0); code != 0 {
 				d := kmsg.NewMetadataResponseTopic()
 				d.ErrorCode, d.Topic, d.TopicID = code, t.Topic, t.TopicID
 				denied = append(denied, d)
@@ -102,7 +103,7 @@ func (s *session) produce(req *kmsg.ProduceRequest) action {
 	var keep []kmsg.ProduceRequestTopic
 	var denied []kmsg.ProduceResponseTopic
 	for _, t := range req.Topics {
-		code := s.check(t.Topic, t.TopicID)
+		code := s.check(t.Topic, t.TopicID, Send)
 		if code == 0 {
 			keep = append(keep, t)
 			continue
@@ -142,7 +143,7 @@ func (s *session) fetch(req *kmsg.FetchRequest) action {
 	var keep []kmsg.FetchRequestTopic
 	var denied []kmsg.FetchResponseTopic
 	for _, t := range req.Topics {
-		code := s.check(t.Topic, t.TopicID)
+		code := s.check(t.Topic, t.TopicID, Listen)
 		if code == 0 {
 			keep = append(keep, t)
 			continue
@@ -159,7 +160,7 @@ func (s *session) fetch(req *kmsg.FetchRequest) action {
 	}
 	var forgotten []kmsg.FetchRequestForgottenTopic
 	for _, t := range req.ForgottenTopics {
-		if s.check(t.Topic, t.TopicID) == 0 {
+		if s.check(t.Topic, t.TopicID, Listen) == 0 {
 			forgotten = append(forgotten, t)
 		}
 	}
@@ -188,7 +189,7 @@ func (s *session) listOffsets(req *kmsg.ListOffsetsRequest) action {
 	var keep []kmsg.ListOffsetsRequestTopic
 	var denied []kmsg.ListOffsetsResponseTopic
 	for _, t := range req.Topics {
-		code := s.check(t.Topic, [16]byte{})
+		code := s.check(t.Topic, [16]byte{}, 0)
 		if code == 0 {
 			keep = append(keep, t)
 			continue
@@ -221,7 +222,7 @@ func (s *session) offsetForLeaderEpoch(req *kmsg.OffsetForLeaderEpochRequest) ac
 	var keep []kmsg.OffsetForLeaderEpochRequestTopic
 	var denied []kmsg.OffsetForLeaderEpochResponseTopic
 	for _, t := range req.Topics {
-		code := s.check(t.Topic, [16]byte{})
+		code := s.check(t.Topic, [16]byte{}, Listen)
 		if code == 0 {
 			keep = append(keep, t)
 			continue

@@ -160,7 +160,8 @@ def _start_emulator(binary: Path, data_dir: Path, kafka: str, log_path: Path) ->
     port = free_port()
     log = open(log_path, "w")
     proc = subprocess.Popen(
-        [str(binary), "serve", "--addr", f"127.0.0.1:{port}", "--kafka", kafka, "--data-dir", str(data_dir)],
+        [str(binary), "serve", "--addr", f"127.0.0.1:{port}", "--kafka", kafka, "--data-dir", str(data_dir),
+         "--kafka-endpoint", "127.0.0.1:0"],
         stdout=subprocess.PIPE, stderr=log, text=True)
     ready: List[str] = []
 

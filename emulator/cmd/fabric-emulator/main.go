@@ -1,6 +1,6 @@
 // Command fabric-emulator runs the Fabric Eventstream emulator standalone.
 //
-//	fabric-emulator serve [--addr 127.0.0.1:5080] [--kafka embedded|none|host:port,…] [--data-dir DIR] [--kql-url URL]
+//	fabric-emulator serve [--addr 127.0.0.1:5080] [--kafka embedded|none|host:port,…] [--data-dir DIR] [--kql-url URL] [--kafka-endpoint 127.0.0.1:9093]
 //	fabric-emulator token [--addr 127.0.0.1:5080] [--principal GUID] [--audience URL] [--expires-in SECONDS]
 //
 // serve is the default. Every flag has an environment variable (see -h).
@@ -81,6 +81,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	advertised := fs.String("kafka-advertised", env("FABRIC_KAFKA_ADVERTISED", ""), "bootstrap servers handed to clients by the resolve route when they differ from --kafka (FABRIC_KAFKA_ADVERTISED)")
 	remoteTokens := fs.Bool("remote-tokens", os.Getenv("FABRIC_REMOTE_TOKENS") == "true", "mint tokens for non-loopback callers of POST /_emulator/token, e.g. in a container (FABRIC_REMOTE_TOKENS=true)")
 	asyncOps := fs.Bool("async-operations", os.Getenv("FABRIC_ASYNC_OPERATIONS") == "true", "answer item creation as a long-running operation (202, then poll /v1/operations/{id}) (FABRIC_ASYNC_OPERATIONS=true)")
+	endpoint := fs.String("kafka-endpoint", env("FABRIC_KAFKA_ENDPOINT", "127.0.0.1:9093"), "listen address of the custom endpoint's Kafka surface (SASL PLAIN with the connection strings of CustomEndpoint nodes); 127.0.0.1:0 picks a free port, off turns it off (FABRIC_KAFKA_ENDPOINT)")
+	endpointAdv := fs.String("kafka-endpoint-advertised", env("FABRIC_KAFKA_ENDPOINT_ADVERTISED", ""), "host:port connection strings name when clients reach --kafka-endpoint by another address (FABRIC_KAFKA_ENDPOINT_ADVERTISED)")
 	verbose := fs.Bool("v", false, "log every server-side failure at debug detail")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -98,6 +100,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		emulator.WithLogger(logger),
 		emulator.WithKQLURL(*kqlURL),
 		emulator.WithJobWebhook(*jobWebhook),
+		emulator.WithKafkaEndpoint(*endpoint),
+		emulator.WithKafkaEndpointAdvertised(*endpointAdv),
 	}
 	if *advertised != "" {
 		opts = append(opts, emulator.WithKafkaAdvertised(strings.Split(*advertised, ",")...))
@@ -124,6 +128,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	kafkaDesc := srv.KafkaKind()
 	if b := srv.KafkaBootstrap(); len(b) > 0 {
 		kafkaDesc += " " + strings.Join(b, ",")
+	}
+	if ep := srv.KafkaEndpoint(); ep != "" {
+		kafkaDesc += ", custom endpoint " + ep
 	}
 	fmt.Fprintf(stdout, "fabric-emulator ready at http://%s (kafka: %s, data: %s)\n", ln.Addr(), kafkaDesc, firstNonEmpty(*dataDir, "in memory"))
 	select {
