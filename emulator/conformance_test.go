@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path"
 	"path/filepath"
@@ -98,8 +99,9 @@ var validateOpts = []openapi3.SchemaValidationOption{
 // specOp is one operation of the spec.
 type specOp struct {
 	id, method, path string
-	responses        map[string]string // status or "default" → component ("" for no schema, "*" for any)
-	request          string            // body parameter's component, "" when none
+	responses        map[string]string   // status or "default" → component ("" for no schema, "*" for any)
+	headers          map[string][]string // status → response headers the spec declares
+	request          string              // body parameter's component, "" when none
 }
 
 // polymorph is a swagger base with a discriminator.
@@ -137,9 +139,13 @@ func loadSpecs(t *testing.T) *specSet {
 				if !ok || method == "parameters" {
 					continue
 				}
-				so := &specOp{id: op["operationId"].(string), method: strings.ToUpper(method), path: p, responses: map[string]string{}}
+				so := &specOp{id: op["operationId"].(string), method: strings.ToUpper(method), path: p, responses: map[string]string{}, headers: map[string][]string{}}
 				for code, r := range op["responses"].(map[string]any) {
 					so.responses[code] = s.schemaOf(t, file, r.(map[string]any)["schema"])
+					hs, _ := r.(map[string]any)["headers"].(map[string]any)
+					for h := range hs {
+						so.headers[code] = append(so.headers[code], h)
+					}
 				}
 				for _, raw := range op["parameters"].([]any) {
 					prm := raw.(map[string]any)
@@ -443,6 +449,19 @@ func (c *checker) response(opID string, r resp) resp {
 			return r
 		}
 		schema = op.responses["default"]
+	}
+	// A 202 carries every header the spec declares for it (Location,
+	// x-ms-operation-id, Retry-After: the long-running operation contract).
+	// Swagger 2 cannot mark a header required, and elsewhere they depend on
+	// the state (an operation's Location exists while it runs or once it
+	// has a result), so other answers are not held to them.
+	for _, h := range op.headers[code] {
+		if r.Status != http.StatusAccepted {
+			break
+		}
+		if r.Header.Get(h) == "" {
+			c.fail("%s %s: %d lacks the %s header the spec declares", op.method, op.path, r.Status, h)
+		}
 	}
 	switch {
 	case schema == "*":
@@ -910,9 +929,10 @@ func TestConformanceChecker(t *testing.T) {
 	ck.response("Items_GetItem", resp{Status: 200, Raw: []byte(`{"id":"nope","type":"Bogus","displayName":7,"workspaceId":"3f2504e0-4f89-11d3-9a0c-0305e82c3301","extra":1}`)})
 	ck.response("Items_GetItem", resp{Status: 404, Raw: []byte(`{"message":"m","requestId":"3f2504e0-4f89-11d3-9a0c-0305e82c3301"}`)})
 	ck.response("Items_DeleteItem", resp{Status: 201})
+	ck.response("Items_CreateEventstream", resp{Status: 202, Header: http.Header{"Location": {"http://x/v1/operations/1"}}})
 	// A polymorphic answer is checked against the subtype its type names.
 	ck.response("Topology_GetEventstreamDestination", resp{Status: 200, Raw: []byte(`{"id":"3f2504e0-4f89-11d3-9a0c-0305e82c3301","name":"d","type":"Lakehouse","status":"Running","inputNodes":[],"properties":{"workspaceId":"3f2504e0-4f89-11d3-9a0c-0305e82c3301","itemId":"3f2504e0-4f89-11d3-9a0c-0305e82c3301","bogus":1}}`)})
-	want := []string{"deltaTable", "/properties/bogus", `"/id"`, `"/type"`, `"/displayName"`, "/extra", `"/errorCode"`, "status 201"}
+	want := []string{"deltaTable", "/properties/bogus", `"/id"`, `"/type"`, `"/displayName"`, "/extra", `"/errorCode"`, "status 201", "lacks the x-ms-operation-id header"}
 	got := strings.Join(ck.violations, "\n")
 	for _, w := range want {
 		if !strings.Contains(got, w) {

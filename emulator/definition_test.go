@@ -150,6 +150,12 @@ func TestDefinitionFromTemplateDeliversToLakehouse(t *testing.T) {
 	if ops := e.must(200, e.call("GET", base+"/operators", nil)).Body["operators"].([]any); len(ops) != 2 {
 		t.Fatalf("operators %v", ops)
 	}
+	// The definition owns the operators: the native routes refuse to change them.
+	e.wantError(e.call("POST", base+"/operators", `[{"type":"Filter","condition":{"field":"x","op":"exists"}}]`), 409, "EventstreamHasDefinition")
+	e.wantError(e.call("DELETE", base+"/operators", nil), 409, "EventstreamHasDefinition")
+	if ops := e.must(200, e.call("GET", base+"/operators", nil)).Body["operators"].([]any); len(ops) != 2 {
+		t.Fatalf("operators after refused changes %v", ops)
+	}
 
 	// getDefinition (typed and generic) round-trips with the ids.
 	for _, path := range []string{base + "/getDefinition", "/v1/workspaces/" + ws + "/items/" + id + "/getDefinition"} {

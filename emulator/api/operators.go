@@ -57,7 +57,17 @@ func (a *API) setOperators(c *call) error {
 	return a.replaceOperators(c, es, ops)
 }
 
+// EventstreamHasDefinition answers the native operator routes on an
+// Eventstream whose definition holds its operators.
+const EventstreamHasDefinition = "EventstreamHasDefinition"
+
 func (a *API) replaceOperators(c *call, es store.Item, ops []pipeline.Operator) error {
+	// A deployed definition owns the operators: changing them here would
+	// leave getDefinition and the topology describing another pipeline.
+	if streamsOf(es).Definition != nil {
+		return fabricerr.New(http.StatusConflict, EventstreamHasDefinition,
+			"Eventstream %s was deployed from a definition, which holds its operators; change them with POST …/updateDefinition", es.ID)
+	}
 	var formatted json.RawMessage
 	if len(ops) > 0 {
 		var err error
