@@ -58,6 +58,11 @@ func specRoot() string {
 var extensions = map[string]string{
 	"eventstream.definitions.json.Eventstream.properties":             "README: create mints the DefaultStream, properties.streams[0].id (the notebook's eventstream.datasourceid)",
 	"platform.definitions.platform.json.ItemJobInstance.triggerEvent": "README: an Activator-triggered job instance carries the event that fired it",
+	// Microsoft's microsoft-fabric-api SDK (0.1.0b30) reads connections as a
+	// polymorphic EndpointConnection (type CustomEndpoint | KafkaEndpoint),
+	// newer than this spec: without type it cannot pick the subtype.
+	"eventstream.definitions.source.json.SourceConnectionResponse.type":           "type: CustomEndpoint, which Microsoft's Python SDK needs to read the connection",
+	"eventstream.definitions.destination.json.DestinationConnectionResponse.type": "type: CustomEndpoint, which Microsoft's Python SDK needs to read the connection",
 }
 
 // The native binding route GET …/destinations/{destinationId} is also

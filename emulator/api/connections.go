@@ -140,6 +140,10 @@ func (a *API) connection(ctx context.Context, es store.Item, node, list string) 
 	}
 	entity := streams[0].Topic
 	out := map[string]any{
+		// The published spec has no type here; Microsoft's Python SDK
+		// (microsoft-fabric-api) reads the answer as a polymorphic
+		// EndpointConnection and needs it to pick CustomEndpointConnection.
+		"type":                    "CustomEndpoint",
 		"fullyQualifiedNamespace": ns,
 		"eventHubName":            entity,
 		"accessKeys": map[string]any{

@@ -73,7 +73,7 @@ def _python_deps() -> None:
     """Overrides conftest's check (which wants the Spark tier): this module
     needs only requirements-test.txt."""
     missing = []
-    for mod in ("fabric_cicd", "microsoft_fabric_api", "azure.core", "requests", "deltalake", "pyarrow"):
+    for mod in ("fabric_cicd", "microsoft_fabric_api", "azure.core", "requests", "deltalake", "pyarrow", "kafka"):
         try:
             __import__(mod)
         except Exception as e:  # ImportError, or a broken install
@@ -473,6 +473,26 @@ def test_microsoft_fabric_api_creates_reads_and_updates_template_eventstream(emu
         [n["id"] for n in raw["sources"] + raw["streams"] + raw["destinations"]]
     assert tp.operators[0].properties.conditions[0].value.value == "0"
     assert tp.destinations[0].properties.item_id == lh.id and tp.destinations[0].status == "Running"
+
+    # The custom endpoint's connection through the SDK, then a Kafka client
+    # configured the Event Hubs way (SASL PLAIN, "$ConnectionString", the
+    # string as password; SASL_PLAINTEXT for the emulator) feeds the source.
+    conn = client.eventstream.topology.get_eventstream_source_connection(ws, created.id, tp.sources[0].id)
+    assert conn.event_hub_name == es["properties"]["streams"][0]["topic"]
+    assert conn.access_keys.primary_connection_string.startswith(f"Endpoint=sb://{conn.fully_qualified_namespace}/;SharedAccessKeyName=key_")
+    from kafka import KafkaProducer
+    producer = KafkaProducer(bootstrap_servers=conn.fully_qualified_namespace, security_protocol="SASL_PLAINTEXT",
+                             sasl_mechanism="PLAIN", sasl_plain_username="$ConnectionString",
+                             sasl_plain_password=conn.access_keys.primary_connection_string)
+    try:
+        for i in ("0", "BP1", "BP2"):
+            producer.send(conn.event_hub_name, json.dumps({"BikepointID": i, "No_Bikes": 1}).encode()).get(timeout=20)
+    finally:
+        producer.close()
+    status, _, lh_json = rest(emu, "GET", f"/v1/workspaces/{ws}/lakehouses/{lh.id}")
+    assert status == 200, lh_json
+    table = Path(lh_json["properties"]["oneLakeTablesPath"]) / "bikes"
+    assert sorted(r["BikepointID"] for r in read_rows(table, 2)) == ["BP1", "BP2"]
 
     # getDefinition through the SDK is what the emulator's REST answers.
     got = lro_result(client.eventstream.items.begin_get_eventstream_definition(ws, created.id))
