@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -245,5 +246,33 @@ func TestCustomEndpointKcat(t *testing.T) {
 	out := wireRun(t, nil, kcat, append(sasl(d), "-X", "auto.offset.reset=earliest", "-e", "-q", "-c", "50", "-G", *d.ConsumerGroupName, d.EventHubName)...)
 	if n := strings.Count(strings.TrimSpace(string(out)), "\n") + 1; n != 50 {
 		t.Fatalf("kcat read %d lines, want 50: %s", n, out)
+	}
+}
+
+// TestAdvertiseEndpoint: the loopback control route changes the address
+// connection strings name (an emulator in a container learns its published
+// port), and refuses remote callers and bad addresses.
+func TestAdvertiseEndpoint(t *testing.T) {
+	f := deployEndpoint(t)
+	e := f.e
+	r := e.must(200, e.callAs("", "POST", "/_emulator/kafka-endpoint", map[string]any{"advertised": "localhost:19093"}))
+	if r.str("advertised") != "localhost:19093" || e.srv.KafkaEndpoint() != "localhost:19093" {
+		t.Fatalf("advertise: %s, endpoint %s", r.Raw, e.srv.KafkaEndpoint())
+	}
+	c := f.connection("GET", "/sources/"+f.src+"/connection", nil)
+	if c.FullyQualifiedNamespace != "localhost:19093" || !strings.HasPrefix(c.AccessKeys.PrimaryConnectionString, "Endpoint=sb://localhost:19093/;") {
+		t.Fatalf("connection after advertise: %+v", c)
+	}
+	e.must(200, e.callAs("", "POST", "/_emulator/kafka-endpoint", map[string]any{"advertised": "127.0.0.1:9093"}))
+	if c := f.connection("GET", "/sources/"+f.src+"/connection", nil); c.FullyQualifiedNamespace != "127.0.0.1" {
+		t.Fatalf("on port 9093 the namespace is the host alone, as in Fabric: %q", c.FullyQualifiedNamespace)
+	}
+	e.wantError(e.callAs("", "POST", "/_emulator/kafka-endpoint", map[string]any{"advertised": "no-port"}), 400, "InvalidInput")
+	req, _ := http.NewRequest("POST", "/_emulator/kafka-endpoint", strings.NewReader(`{"advertised":"evil:1"}`))
+	req.RemoteAddr = "192.0.2.10:5555"
+	rec := newRecorder()
+	e.srv.Handler().ServeHTTP(rec, req)
+	if rec.Code != 403 || e.srv.KafkaEndpoint() != "127.0.0.1:9093" {
+		t.Fatalf("remote advertise: %d, endpoint %s", rec.Code, e.srv.KafkaEndpoint())
 	}
 }

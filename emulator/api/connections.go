@@ -41,6 +41,7 @@ const (
 // rotated key opened.
 type Gateway interface {
 	Addr() string
+	Advertise(hostport string) error
 	Revoke(keyID string) int
 }
 
@@ -272,4 +273,28 @@ func (a *API) AuthenticateEndpoint(ctx context.Context, username, password strin
 		return EndpointGrant{}, fmt.Errorf("EntityPath %q is not the event hub of %s", entity, name)
 	}
 	return EndpointGrant{KeyID: k.NodeID + "/" + keyType, Topic: entity, GroupPrefix: "ce-" + k.NodeID + "-", Listen: !isSource}, nil
+}
+
+// advertiseEndpoint serves POST /_emulator/kafka-endpoint
+// {"advertised": "host:port"} (loopback callers only, like the token
+// route): the address connection strings name from now on, for an
+// emulator whose endpoint is published on a port chosen after it started.
+func (a *API) advertiseEndpoint(c *call) error {
+	host, _, err := net.SplitHostPort(c.r.RemoteAddr)
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+		return fabricerr.New(http.StatusForbidden, fabricerr.Forbidden, "the endpoint's address is set by loopback callers only (fabric-emulator advertise-endpoint inside the container)")
+	}
+	var req struct {
+		Advertised string `json:"advertised"`
+	}
+	if err := a.decode(c, &req); err != nil {
+		return err
+	}
+	if a.gateway == nil {
+		return fabricerr.New(http.StatusNotImplemented, "CustomEndpointKafkaDisabled", "the emulator's Kafka endpoint for connection strings is off")
+	}
+	if err := a.gateway.Advertise(req.Advertised); err != nil {
+		return fabricerr.BadParameter("advertised", "%v; want host:port", err)
+	}
+	return c.JSON(http.StatusOK, map[string]string{"advertised": a.gateway.Addr()})
 }

@@ -8,6 +8,7 @@ func (a *API) routes() {
 	// Control plane, no token (the token route is loopback-only).
 	a.handle("POST /_emulator/token", false, a.mintToken)
 	a.handle("GET /_emulator/health", false, a.health)
+	a.handle("POST /_emulator/kafka-endpoint", false, a.advertiseEndpoint)
 
 	a.handle("POST /v1/workspaces", true, a.createWorkspace)
 	a.handle("GET /v1/workspaces", true, a.listWorkspaces)

@@ -143,6 +143,23 @@ func (g *Gateway) Addr() string {
 	return net.JoinHostPort(g.advHost, strconv.Itoa(int(g.advPort)))
 }
 
+// Advertise changes the host:port that Addr and broker metadata hand out,
+// for a gateway reached through an address known only once it listens (a
+// container's published port).
+func (g *Gateway) Advertise(hostport string) error {
+	host, port, err := splitHostPort(hostport)
+	if err != nil {
+		return fmt.Errorf("parse advertised address: %w", err)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.started {
+		return errors.New("advertise: the gateway is not listening")
+	}
+	g.advHost, g.advPort = host, port
+	return nil
+}
+
 // Revoke closes every live session authenticated with keyID and returns how
 // many it closed. The Authenticator must already refuse the key, or clients
 // simply reconnect.

@@ -2,11 +2,14 @@
 //
 //	fabric-emulator serve [--addr 127.0.0.1:5080] [--kafka embedded|none|host:port,…] [--data-dir DIR] [--kql-url URL] [--kafka-endpoint 127.0.0.1:9093]
 //	fabric-emulator token [--addr 127.0.0.1:5080] [--principal GUID] [--audience URL] [--expires-in SECONDS]
+//	fabric-emulator advertise-endpoint [--addr 127.0.0.1:5080] HOST:PORT
 //
 // serve is the default. Every flag has an environment variable (see -h).
 // serve prints one line with the URL when ready and shuts down cleanly on
 // SIGINT or SIGTERM. token asks the running emulator for a bearer token and
-// prints it.
+// prints it. advertise-endpoint tells the running emulator the address its
+// custom endpoint's Kafka clients use (a container's published port), which
+// connection strings and broker metadata name from then on.
 package main
 
 import (
@@ -42,8 +45,10 @@ func main() {
 		err = serve(args, os.Stdout, os.Stderr)
 	case "token":
 		err = token(args, os.Stdout)
+	case "advertise-endpoint":
+		err = advertiseEndpoint(args, os.Stdout)
 	default:
-		err = fmt.Errorf("unknown command %q: want serve or token", cmd)
+		err = fmt.Errorf("unknown command %q: want serve, token or advertise-endpoint", cmd)
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return
@@ -193,4 +198,37 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+func advertiseEndpoint(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("advertise-endpoint", flag.ContinueOnError)
+	addr := fs.String("addr", env("FABRIC_EMULATOR_ADDR", "127.0.0.1:5080"), "address of the running emulator (FABRIC_EMULATOR_ADDR)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("advertise-endpoint: want one HOST:PORT")
+	}
+	base := *addr
+	if !strings.Contains(base, "://") {
+		base = "http://" + base
+	}
+	body, _ := json.Marshal(map[string]string{"advertised": fs.Arg(0)})
+	resp, err := http.Post(base+"/_emulator/kafka-endpoint", "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		return fmt.Errorf("ask the emulator at %s to advertise %s (is it running?): %w", base, fs.Arg(0), err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Advertised string `json:"advertised"`
+		Message    string `json:"message"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return fmt.Errorf("read answer: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("advertise endpoint: %s: %s", resp.Status, out.Message)
+	}
+	fmt.Fprintln(stdout, out.Advertised)
+	return nil
 }
