@@ -1,7 +1,6 @@
 package fabrictest
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -55,20 +54,7 @@ func (w Workspace) TryDeployEventstream(name string, topology any) (Eventstream,
 	if err != nil {
 		return Eventstream{}, err
 	}
-	var out eventstreamJSON
-	if _, err := w.env.do(http.MethodPost, w.path()+"/eventstreams", nil, map[string]any{"displayName": name, "definition": def}, 0, &out); err != nil {
-		return Eventstream{}, err
-	}
-	es, err := out.handle(w.env)
-	if err != nil {
-		return es, err
-	}
-	ctx, cancel := context.WithTimeout(w.env.ctx, w.env.c.cfg.callTimeout)
-	defer cancel()
-	if err := w.env.c.awaitTopic(ctx, es.Topic); err != nil {
-		return es, fmt.Errorf("eventstream %s deployed, but %w", es.ID, err)
-	}
-	return es, nil
+	return w.createEventstream(map[string]any{"displayName": name, "definition": def})
 }
 
 // Node is a source, stream or destination of an Eventstream's topology,

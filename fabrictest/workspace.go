@@ -109,8 +109,14 @@ func (w Workspace) Eventstream(name string) Eventstream {
 // the test. On a real broker it returns once the Eventstream's topic serves
 // offsets, so a consume right after it cannot find the topic missing.
 func (w Workspace) TryEventstream(name string) (Eventstream, error) {
+	return w.createEventstream(map[string]any{"displayName": name})
+}
+
+// createEventstream creates an Eventstream from body and waits until its
+// topic serves offsets.
+func (w Workspace) createEventstream(body map[string]any) (Eventstream, error) {
 	var out eventstreamJSON
-	if _, err := w.env.do(http.MethodPost, w.path()+"/eventstreams", nil, map[string]any{"displayName": name}, 0, &out); err != nil {
+	if _, err := w.env.do(http.MethodPost, w.path()+"/eventstreams", nil, body, 0, &out); err != nil {
 		return Eventstream{}, err
 	}
 	es, err := out.handle(w.env)
