@@ -18,6 +18,9 @@
 //	{"type": "ManageFields", "keep": ["id", "temp", "ts", "device.id"],
 //	    "drop": ["debug"], "rename": {"device.id": "device"},
 //	    "cast": {"temp": "double", "ts": "timestamp"}}
+//	{"type": "ManageFields", "keep": ["id"], "compute": [{"fn": "charindex",
+//	    "args": [{"literal": "aaa"}, {"field": "deviceId"}, {"literal": 1}],
+//	    "as": "n"}]}
 //	{"type": "GroupBy", "keys": ["device"],
 //	    "aggregates": [{"fn": "count", "as": "n"}, {"fn": "avg", "field": "temp"}],
 //	    "window": {"kind": "hopping", "duration": "10m", "hop": "5m",
@@ -60,7 +63,10 @@
 // keep, drop, cast, rename apply in that order to the input field names.
 // A value a cast cannot convert becomes null and is counted
 // (Stats.CastFailures); rows are never dropped. See FieldType for the
-// conversions and ManageFields for the Fabric mapping.
+// conversions and ManageFields for the Fabric mapping. compute adds fields
+// computed from the input row by Azure Stream Analytics' string and
+// mathematical functions (see ScalarFunc): null in, null out; a value of the
+// wrong type gives null and is counted (Stats.FunctionFailures).
 //
 // # Windows and time
 //

@@ -23,6 +23,9 @@ import (
 //     absent from the row creates nothing; the new name is a top-level field
 //     and replaces any field already called so; a nested source's parents
 //     left empty are removed.
+//   - compute: each computed field is evaluated on in and set as a top-level
+//     field, replacing any field already called so; a failure sets null and
+//     is counted in Stats.FunctionFailures.
 func (s *fieldsStage) apply(in map[string]any) rows.Row {
 	m := &s.m
 	var out map[string]any
@@ -71,6 +74,13 @@ func (s *fieldsStage) apply(in map[string]any) rows.Row {
 		for _, mv := range moves {
 			out[mv.to] = mv.v
 		}
+	}
+	for _, c := range m.Compute {
+		v, ok := c.eval(in)
+		if !ok {
+			s.stats.FunctionFailures++
+		}
+		out[c.As] = v
 	}
 	return rows.Row(out)
 }

@@ -45,13 +45,21 @@ type Filter struct {
 // projection: it maps onto Keep = every column listed, Rename column→alias
 // for a Rename (or an aliased Cast), and Cast column→targetDataType for a
 // Cast (BigInt→long, Float→double, Nvarchar(max)→string, Bit→boolean,
-// DateTime→timestamp). FunctionCall columns have no counterpart.
+// DateTime→timestamp), and Compute {Fn: functionName, Args: arguments, As:
+// alias} for a FunctionCall (Keep then lists the alias, so that only the
+// columns listed come out).
+//
+// Compute adds fields: each is evaluated on the input row (see ScalarFunc)
+// and written, after the other steps, as a top-level field that replaces any
+// field already called so; a failed evaluation writes null and is counted in
+// Stats.FunctionFailures.
 type ManageFields struct {
-	Name   string
-	Keep   []string
-	Drop   []string
-	Rename map[string]string
-	Cast   map[string]FieldType
+	Name    string
+	Keep    []string
+	Drop    []string
+	Rename  map[string]string
+	Cast    map[string]FieldType
+	Compute []Compute
 }
 
 // GroupBy aggregates rows by Keys over the windows of Window and emits one
@@ -216,8 +224,8 @@ func (f Filter) validate(path string) error {
 }
 
 func (m ManageFields) validate(path string) error {
-	if len(m.Keep) == 0 && len(m.Drop) == 0 && len(m.Rename) == 0 && len(m.Cast) == 0 {
-		return invalid(path, "ManageFields needs at least one of keep, drop, rename, cast")
+	if len(m.Keep) == 0 && len(m.Drop) == 0 && len(m.Rename) == 0 && len(m.Cast) == 0 && len(m.Compute) == 0 {
+		return invalid(path, "ManageFields needs at least one of keep, drop, rename, cast, compute")
 	}
 	if err := uniqueNames(join(path, "keep"), m.Keep); err != nil {
 		return err
@@ -286,7 +294,7 @@ func (m ManageFields) validate(path string) error {
 			}
 		}
 	}
-	return nil
+	return m.validateCompute(path, targets)
 }
 
 func (g GroupBy) validate(path string) error {
@@ -438,6 +446,7 @@ type Spec struct {
 	Drop       []string          `json:"drop,omitempty"`
 	Rename     map[string]string `json:"rename,omitempty"`
 	Cast       map[string]string `json:"cast,omitempty"`
+	Compute    []ComputeSpec     `json:"compute,omitempty"`
 	Keys       []string          `json:"keys,omitempty"`
 	Aggregates []AggregateSpec   `json:"aggregates,omitempty"`
 	Window     *WindowSpec       `json:"window,omitempty"`
@@ -456,6 +465,14 @@ type AggregateSpec struct {
 	As          string   `json:"as"`
 	PartitionBy []string `json:"partitionBy,omitempty"`
 	Duration    string   `json:"duration,omitempty"`
+}
+
+// ComputeSpec is the canonical JSON shape of a Compute: fn in lower case,
+// each argument {"field": name} or {"literal": value}.
+type ComputeSpec struct {
+	Fn   string           `json:"fn"`
+	Args []map[string]any `json:"args"`
+	As   string           `json:"as"`
 }
 
 // WindowSpec is the canonical JSON shape of a Window; durations are Go
@@ -483,6 +500,9 @@ func (m ManageFields) Spec() Spec {
 		for k, v := range m.Cast {
 			s.Cast[k] = string(v)
 		}
+	}
+	for _, c := range m.Compute {
+		s.Compute = append(s.Compute, c.spec())
 	}
 	return s
 }

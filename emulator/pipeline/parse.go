@@ -20,7 +20,9 @@ import (
 //	    COND = {"field": F, "op": OP, "value": V} | {"and": [COND...]} |
 //	           {"or": [COND...]} | {"not": COND}
 //	{"type": "ManageFields", "keep": [F...], "drop": [F...],
-//	    "rename": {F: NEW...}, "cast": {F: TYPE...}}
+//	    "rename": {F: NEW...}, "cast": {F: TYPE...},
+//	    "compute": [{"fn": FUNC, "args": [{"field": F} | {"literal": V}...],
+//	                 "as": NAME}...]}
 //	{"type": "GroupBy", "keys": [F...],
 //	    "aggregates": [{"fn": FN, "field": F, "as": NAME}...],
 //	    "window": {"kind": "tumbling"|"hopping", "duration": D, "hop": D,
@@ -171,7 +173,7 @@ func parseOperator(item any, path string) (Operator, error) {
 		}
 		return Filter{Name: name, Condition: c}, nil
 	case "managefields":
-		if err := o.only("keep", "drop", "rename", "cast"); err != nil {
+		if err := o.only("keep", "drop", "rename", "cast", "compute"); err != nil {
 			return nil, err
 		}
 		return parseManageFields(o, name)
@@ -338,7 +340,11 @@ func parseManageFields(o obj, name string) (Operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := ManageFields{Name: name, Keep: keep, Drop: drop, Rename: rename}
+	compute, err := parseCompute(o)
+	if err != nil {
+		return nil, err
+	}
+	m := ManageFields{Name: name, Keep: keep, Drop: drop, Rename: rename, Compute: compute}
 	if casts != nil {
 		m.Cast = map[string]FieldType{}
 		for _, f := range sortedKeys(casts) {

@@ -32,15 +32,16 @@ type Event struct {
 
 // Stats counts what the pipeline did; nothing is dropped without a count.
 type Stats struct {
-	Events         int64 `json:"events"`         // records processed (replays excluded)
-	Replayed       int64 `json:"replayed"`       // records skipped: offset already fed
-	Filtered       int64 `json:"filtered"`       // rows a Filter dropped
-	CastFailures   int64 `json:"castFailures"`   // values a cast could not convert, set to null
-	NonNumeric     int64 `json:"nonNumeric"`     // non-numeric values sum/min/max/avg skipped
-	MissingTime    int64 `json:"missingTime"`    // rows without a usable window time (GroupBy drops them, Window stamps null, Aggregate passes them with null aggregates)
-	Late           int64 `json:"late"`           // rows dropped from at least one window already emitted, or taken at an Aggregate's horizon
-	WindowsEmitted int64 `json:"windowsEmitted"` // GroupBy output rows (one per window and key)
-	Rows           int64 `json:"rows"`           // rows the pipeline returned
+	Events           int64 `json:"events"`           // records processed (replays excluded)
+	Replayed         int64 `json:"replayed"`         // records skipped: offset already fed
+	Filtered         int64 `json:"filtered"`         // rows a Filter dropped
+	CastFailures     int64 `json:"castFailures"`     // values a cast could not convert, set to null
+	FunctionFailures int64 `json:"functionFailures"` // computed fields set to null: an argument of the wrong type or out of the function's domain
+	NonNumeric       int64 `json:"nonNumeric"`       // non-numeric values sum/min/max/avg skipped
+	MissingTime      int64 `json:"missingTime"`      // rows without a usable window time (GroupBy drops them, Window stamps null, Aggregate passes them with null aggregates)
+	Late             int64 `json:"late"`             // rows dropped from at least one window already emitted, or taken at an Aggregate's horizon
+	WindowsEmitted   int64 `json:"windowsEmitted"`   // GroupBy output rows (one per window and key)
+	Rows             int64 `json:"rows"`             // rows the pipeline returned
 }
 
 // Pipeline runs operators in order over a stream of events. Filter,

@@ -27,6 +27,11 @@ var scenarios = []struct {
 		{"type":"Window","kind":"tumbling","duration":"30s"},
 		{"type":"GroupBy","keys":["_window_start","dev"],"aggregates":[{"fn":"count","as":"n"},{"fn":"sum","field":"v","as":"total"}]}]`},
 	{"stateless", `[{"type":"Filter","condition":{"field":"ok","op":"eq","value":true}},{"type":"ManageFields","keep":["dev","v"]}]`},
+	{"computed fields", `[{"type":"ManageFields","keep":["v"],"compute":[
+		{"fn":"Concat","args":[{"field":"dev"},{"literal":"@"},{"field":"ts"}],"as":"key"},
+		{"fn":"Round","args":[{"field":"v"},{"literal":-1}],"as":"v10"},
+		{"fn":"Substring","args":[{"field":"ts"},{"literal":12},{"literal":5}],"as":"hhmm"}]},
+		{"type":"Filter","condition":{"field":"v10","op":"gte","value":50}}]`},
 	{"rolling aggregate on event time", `[
 		{"type":"Filter","condition":{"field":"ok","op":"eq","value":true}},
 		{"type":"Aggregate","on":"ts","allowedLateness":"15s","aggregates":[
