@@ -135,11 +135,10 @@ func (a *API) connection(ctx context.Context, es store.Item, node, list string) 
 	if err != nil {
 		return nil, err
 	}
-	streams := streamsOf(es).Streams
-	if len(streams) == 0 {
-		return nil, fabricerr.New(http.StatusConflict, "EventstreamNotProvisioned", "the Eventstream has no DefaultStream yet")
+	entity, err := endpointTopic(es, node)
+	if err != nil {
+		return nil, err
 	}
-	entity := streams[0].Topic
 	out := map[string]any{
 		// The published spec has no type here; Microsoft's Python SDK
 		// (microsoft-fabric-api) reads the answer as a polymorphic
@@ -264,12 +263,15 @@ func (a *API) AuthenticateEndpoint(ctx context.Context, username, password strin
 	if err != nil {
 		return EndpointGrant{}, fmt.Errorf("the Eventstream of %s is gone", name)
 	}
-	streams := streamsOf(es).Streams
 	isSource := slices.Contains(customEndpointIDs(es, "sources"), k.NodeID)
-	if len(streams) == 0 || !isSource && !slices.Contains(customEndpointIDs(es, "destinations"), k.NodeID) {
+	if !isSource && !slices.Contains(customEndpointIDs(es, "destinations"), k.NodeID) {
 		return EndpointGrant{}, fmt.Errorf("the custom endpoint of %s was removed from the Eventstream's definition", name)
 	}
-	if entity != streams[0].Topic {
+	topic, err := endpointTopic(es, k.NodeID)
+	if err != nil {
+		return EndpointGrant{}, fmt.Errorf("the custom endpoint of %s has no topic: %w", name, err)
+	}
+	if entity != topic {
 		return EndpointGrant{}, fmt.Errorf("EntityPath %q is not the event hub of %s", entity, name)
 	}
 	return EndpointGrant{KeyID: k.NodeID + "/" + keyType, Topic: entity, GroupPrefix: "ce-" + k.NodeID + "-", Listen: !isSource}, nil

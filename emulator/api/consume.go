@@ -73,6 +73,9 @@ func (a *API) consume(c *call) error {
 	if !a.cfg.Broker.Enabled() {
 		return kafkaError(broker.ErrNoBroker)
 	}
+	if err := a.ensureStreamTopic(c.r.Context(), s); err != nil {
+		return err
+	}
 	q := c.r.URL.Query()
 	rng := broker.Range{MaxRecords: DefaultMaxRecords, Timeout: DefaultTimeout}
 	if rng.Start, rng.DefaultStart, err = parseOffsets(q.Get("startingOffsets"), s.Topic, "startingOffsets", broker.Earliest); err != nil {

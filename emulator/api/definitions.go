@@ -24,7 +24,8 @@ import (
 // the emulator's own model: its CustomEndpoint sources feed the DefaultStream
 // (the emulator's stream, whose id is the datasource id), its operators
 // become pipeline operators and its Lakehouse, Eventhouse and Activator
-// destinations become bindings, exactly as the native routes make them.
+// destinations become bindings, exactly as the native routes make them,
+// and each DerivedStream gets its own topic (derived_streams.go).
 // Everything is checked before anything changes.
 
 // EventstreamNodeNotSupported answers a definition node the emulator cannot run.
@@ -278,7 +279,8 @@ type definitionPlan struct {
 	shared     json.RawMessage // the operator chain every drained destination reads through
 	own        bool            // the chains differ: each destination keeps its own
 	dests      []plannedDest
-	nodeIDs    []string // ids of the sources and CustomEndpoint destinations
+	derived    []plannedStream // the DerivedStreams, each with its own topic
+	nodeIDs    []string        // ids of the sources and CustomEndpoint destinations
 	// metadata from .platform (updateMetadata=true)
 	displayName, description *string
 }
@@ -409,8 +411,10 @@ func (a *API) planDefinition(c *call, es store.Item, def storedDefinition) (*def
 		switch {
 		case n.is("CustomEndpoint"):
 			n.raw["type"] = "CustomEndpoint"
-			if len(chain) > 0 { // its Kafka clients read the DefaultStream's topic
-				return nil, badNode(n, "inputNodes", "operator %q runs before this CustomEndpoint destination; the emulator serves CustomEndpoint destinations from the DefaultStream %q only", chain[len(chain)-1].name, def0.name)
+			// Its Kafka clients read a topic: the DefaultStream's or a
+			// DerivedStream's, not an operator's output.
+			if in := t.byName[n.inputs[0]]; in.kind == "operator" {
+				return nil, badNode(n, "inputNodes", "it reads operator %q, which has no topic of its own; put a DerivedStream between %q and this CustomEndpoint destination (its clients then read the DerivedStream's topic), or read the DefaultStream %q", in.name, in.name, def0.name)
 			}
 			continue
 		case n.is("Lakehouse"):
@@ -439,19 +443,9 @@ func (a *API) planDefinition(c *call, es store.Item, def storedDefinition) (*def
 		if err != nil {
 			return nil, err
 		}
-		var ops []map[string]any
-		for _, op := range chain {
-			ops = append(ops, specs[op.name])
-		}
-		parsed, err := parseChain(ops)
+		formatted, err := formatChain(n, chain, specs)
 		if err != nil {
-			return nil, opError(n, err)
-		}
-		var formatted json.RawMessage
-		if len(parsed) > 0 {
-			if formatted, err = pipeline.Format(parsed); err != nil {
-				return nil, err
-			}
+			return nil, err
 		}
 		chains = append(chains, formatted)
 		for _, q := range p.dests {
@@ -476,6 +470,21 @@ func (a *API) planDefinition(c *call, es store.Item, def storedDefinition) (*def
 	}
 	if !p.own && len(chains) > 0 {
 		p.shared = chains[0]
+	}
+	// DerivedStreams: each topic is filled through the chain before it.
+	for _, n := range t.streams {
+		if n == def0 {
+			continue
+		}
+		chain, err := chainOf(t, def0, n)
+		if err != nil {
+			return nil, err
+		}
+		formatted, err := formatChain(n, chain, specs)
+		if err != nil {
+			return nil, err
+		}
+		p.derived = append(p.derived, plannedStream{n: n, chain: formatted})
 	}
 
 	// Ids: the DefaultStream is the emulator's stream; sources, derived
@@ -548,6 +557,23 @@ func chainOf(t *topology, def0, n *node) ([]*node, error) {
 		}
 		cur = in
 	}
+}
+
+// formatChain compiles the operator nodes of chain (specs by name) into the
+// pipeline's stored form for node n; empty without operators.
+func formatChain(n *node, chain []*node, specs map[string]map[string]any) (json.RawMessage, error) {
+	var ops []map[string]any
+	for _, op := range chain {
+		ops = append(ops, specs[op.name])
+	}
+	parsed, err := parseChain(ops)
+	if err != nil {
+		return nil, opError(n, err)
+	}
+	if len(parsed) == 0 {
+		return nil, nil
+	}
+	return pipeline.Format(parsed)
 }
 
 func parseChain(specs []map[string]any) ([]pipeline.Operator, error) {
@@ -840,7 +866,7 @@ func literal(n *node, at string, v any) (any, error) {
 // and reconciles the destinations: kept (same type, item and table),
 // created, or removed when the definition no longer has them.
 func (a *API) applyDefinition(ctx context.Context, es *store.Item, p *definitionPlan) error {
-	existing, err := a.cfg.Store.ListDestinations(ctx, es.ID)
+	existing, err := a.userDestinations(ctx, es.ID)
 	if err != nil {
 		return err
 	}
@@ -861,9 +887,21 @@ func (a *API) applyDefinition(ctx context.Context, es *store.Item, p *definition
 	props.Definition = &p.def
 	props.Operators = p.shared
 	props.Streams[0].Name = p.streamName
+	oldStreams := props.Streams
+	props.Streams = props.Streams[:1:1]
 	live := append(slices.Clone(p.nodeIDs), props.Streams[0].ID)
 	for id := range keep {
 		live = append(live, id)
+	}
+	// A paused Eventstream keeps its new DerivedStreams paused too.
+	esPaused := slices.Contains(props.Paused, strings.ToLower(props.Streams[0].ID))
+	for _, ps := range p.derived {
+		id := ps.n.id()
+		props.Streams = append(props.Streams, stream{ID: id, Name: ps.n.name, Type: derivedStreamType, Topic: derivedTopic(es.ID, id)})
+		live = append(live, strings.ToLower(id))
+		if esPaused && !slices.ContainsFunc(oldStreams, func(s stream) bool { return strings.EqualFold(s.ID, id) }) {
+			props.Paused = append(props.Paused, strings.ToLower(id))
+		}
 	}
 	props.Paused = slices.DeleteFunc(props.Paused, func(id string) bool { return !slices.Contains(live, id) })
 	es.Properties, _ = json.Marshal(props)
@@ -899,6 +937,9 @@ func (a *API) applyDefinition(ctx context.Context, es *store.Item, p *definition
 				return err
 			}
 		}
+	}
+	if err := a.applyDerivedStreams(ctx, *es, p, oldStreams); err != nil {
+		return err
 	}
 	a.syncSources(es.ID) // SampleData and Kafka sources start, restart or stop
 	return nil

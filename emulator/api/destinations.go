@@ -224,7 +224,7 @@ func (a *API) listDestinations(c *call) error {
 	if err != nil {
 		return err
 	}
-	ds, err := a.cfg.Store.ListDestinations(c.r.Context(), es.ID)
+	ds, err := a.userDestinations(c.r.Context(), es.ID)
 	if err != nil {
 		return err
 	}
@@ -243,7 +243,7 @@ func (a *API) destination(c *call, min store.Role) (store.Destination, error) {
 	}
 	id := c.r.PathValue("dest")
 	d, err := a.cfg.Store.GetDestination(c.r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && d.EventstreamID != es.ID) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (d.EventstreamID != es.ID || internal(d))) {
 		return d, fabricerr.NotFound("DestinationNotFound", "Destination", id)
 	}
 	return d, err
@@ -264,13 +264,14 @@ func (a *API) unbind(c *call) error {
 	return nil
 }
 
-// unbindAll removes every destination of the Eventstream.
+// unbindAll removes every destination of the Eventstream (the internal
+// bindings of its DerivedStreams stay).
 func (a *API) unbindAll(c *call) error {
 	es, err := a.item(c, TypeEventstream, store.RoleContributor)
 	if err != nil {
 		return err
 	}
-	ds, err := a.cfg.Store.ListDestinations(c.r.Context(), es.ID)
+	ds, err := a.userDestinations(c.r.Context(), es.ID)
 	if err != nil {
 		return err
 	}

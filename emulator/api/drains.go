@@ -193,6 +193,9 @@ func (a *API) awaitDestinations(ctx context.Context, eventstreamID string, pos [
 }
 
 func describe(d store.Destination) string {
+	if internal(d) {
+		return fmt.Sprintf("the DerivedStream %q (%s, topic %s)", specOf(d).Name, d.Target, derivedTopic(d.EventstreamID, d.Target))
+	}
 	s := fmt.Sprintf("the %s destination %s (item %s", d.Type, d.ID, d.ItemID)
 	if d.Target != "" {
 		s += ", table " + d.Target

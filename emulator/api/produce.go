@@ -45,6 +45,9 @@ func (a *API) produce(c *call) error {
 	if err != nil {
 		return err
 	}
+	if s.Type == derivedStreamType {
+		return readOnlyError(s)
+	}
 	if sourcePaused(it, c.r.PathValue("ds"), s.ID) {
 		return pausedError(it, c.r.PathValue("ds"))
 	}

@@ -171,7 +171,7 @@ func (a *API) renderTopology(ctx context.Context, es store.Item, status bool) (m
 		}
 	}
 	for _, d := range dests {
-		if seen[d.ID] {
+		if seen[d.ID] || internal(d) {
 			continue
 		}
 		st, derr := a.destinationStatus(d, props.Paused)
@@ -245,7 +245,7 @@ func (a *API) getDestination(c *call) error {
 	id := c.r.PathValue("dest")
 	n, err := a.topologyNode(c, es, "destinations", id, "Destination")
 	if err != nil {
-		if d, derr := a.cfg.Store.GetDestination(c.r.Context(), id); derr != nil || d.EventstreamID != es.ID {
+		if d, derr := a.cfg.Store.GetDestination(c.r.Context(), id); derr != nil || d.EventstreamID != es.ID || internal(d) {
 			return fabricerr.NotFound("DestinationNotFound", "Destination", id)
 		}
 		return err
@@ -340,8 +340,9 @@ func customEndpointIDs(es store.Item, list string) []string {
 	return out
 }
 
-// pauseEventstream serves POST …/eventstreams/{id}/pause: every source and
-// destination pauses, and the DefaultStream refuses produce.
+// pauseEventstream serves POST …/eventstreams/{id}/pause: every source,
+// destination and DerivedStream (its internal binding) pauses, and the
+// DefaultStream refuses produce.
 func (a *API) pauseEventstream(c *call) error {
 	es, err := a.item(c, TypeEventstream, store.RoleContributor)
 	if err != nil {
@@ -452,7 +453,7 @@ func (a *API) destinationNodeID(c *call) (store.Item, *store.Destination, string
 		return es, nil, "", err
 	}
 	id := strings.ToLower(c.r.PathValue("dest"))
-	if d, err := a.cfg.Store.GetDestination(c.r.Context(), id); err == nil && d.EventstreamID == es.ID {
+	if d, err := a.cfg.Store.GetDestination(c.r.Context(), id); err == nil && d.EventstreamID == es.ID && !internal(d) {
 		return es, &d, id, nil
 	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return es, nil, "", err

@@ -162,10 +162,19 @@ func (b *Broker) Close() {
 // CreateTopic creates topic with the broker's partition count. A topic that
 // already exists is not an error.
 func (b *Broker) CreateTopic(ctx context.Context, topic string) error {
+	return b.CreateTopicPartitions(ctx, topic, 0)
+}
+
+// CreateTopicPartitions creates topic with n partitions (0: the broker's
+// count). A topic that already exists is not an error, whatever its count.
+func (b *Broker) CreateTopicPartitions(ctx context.Context, topic string, n int32) error {
 	if !b.Enabled() {
 		return ErrNoBroker
 	}
-	resp, err := b.admin.CreateTopic(ctx, b.partitions, -1, nil, topic)
+	if n <= 0 {
+		n = b.partitions
+	}
+	resp, err := b.admin.CreateTopic(ctx, n, -1, nil, topic)
 	if err == nil {
 		err = resp.Err
 	}
@@ -199,10 +208,16 @@ func (b *Broker) CreateTopic(ctx context.Context, topic string) error {
 // EnsureTopic creates topic unless this broker already knows it exists, so
 // that an item created while no broker was attached still works later.
 func (b *Broker) EnsureTopic(ctx context.Context, topic string) error {
+	return b.EnsureTopicPartitions(ctx, topic, 0)
+}
+
+// EnsureTopicPartitions is EnsureTopic for a topic created with n
+// partitions (0: the broker's count).
+func (b *Broker) EnsureTopicPartitions(ctx context.Context, topic string, n int32) error {
 	if _, ok := b.known.Load(topic); ok {
 		return nil
 	}
-	return b.CreateTopic(ctx, topic)
+	return b.CreateTopicPartitions(ctx, topic, n)
 }
 
 // DeleteTopic deletes topic; a topic that does not exist is not an error.

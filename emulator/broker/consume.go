@@ -185,3 +185,37 @@ func (b *Broker) Consume(ctx context.Context, topic string, r Range) (*Batch, er
 	}
 	return batch, nil
 }
+
+// LastRecord returns the last record of one partition of topic, or nil
+// when the partition holds none.
+func (b *Broker) LastRecord(ctx context.Context, topic string, partition int32) (*kgo.Record, error) {
+	if !b.Enabled() {
+		return nil, ErrNoBroker
+	}
+	ends, err := b.EndOffsets(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	end, ok := ends[partition]
+	if !ok {
+		return nil, &UnknownPartitionError{Topic: topic, Partition: partition}
+	}
+	if end <= 0 {
+		return nil, nil
+	}
+	batch, err := b.Consume(ctx, topic, Range{
+		Start: map[int32]int64{partition: end - 1}, DefaultStart: Latest,
+		End: map[int32]int64{partition: end}, DefaultEnd: Latest,
+		Timeout: 10 * time.Second,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read last record of %s/%d: %w", topic, partition, err)
+	}
+	if !batch.Complete {
+		return nil, fmt.Errorf("read last record of %s/%d: offset %d not read within 10s", topic, partition, end-1)
+	}
+	if len(batch.Records) == 0 {
+		return nil, nil // removed by retention
+	}
+	return batch.Records[len(batch.Records)-1], nil
+}
