@@ -648,6 +648,8 @@ func operatorSpec(n *node) (map[string]any, error) {
 		}
 		var keep []any
 		rename, cast := map[string]any{}, map[string]any{}
+		var compute []map[string]any
+		var computeAt []string
 		for i, x := range cols {
 			at := fmt.Sprintf("properties.columns[%d]", i)
 			cm, ok := x.(map[string]any)
@@ -659,9 +661,12 @@ func operatorSpec(n *node) (map[string]any, error) {
 			switch strings.ToLower(typ) {
 			case "rename", "cast":
 			case "functioncall":
-				return nil, fabricerr.New(http.StatusBadRequest, EventstreamNodeNotSupported,
-					"operator %q (%s): %s.type FunctionCall is not built; ManageFields can keep, rename and cast columns", n.name, n.path, at).
-					WithDetails(fabricerr.Detail{ErrorCode: EventstreamNodeNotSupported, Message: n.path + "." + at + ".type"})
+				c, err := functionCall(n, at, cm, cp)
+				if err != nil {
+					return nil, err
+				}
+				compute, computeAt = append(compute, c), append(computeAt, at)
+				continue
 			default:
 				return nil, badNode(n, at+".type", "%q is not Rename, Cast or FunctionCall", typ)
 			}
@@ -686,12 +691,19 @@ func operatorSpec(n *node) (map[string]any, error) {
 				rename[col] = alias
 			}
 		}
+		keep, err := keepComputed(n, keep, rename, compute, computeAt)
+		if err != nil {
+			return nil, err
+		}
 		spec := map[string]any{"type": "ManageFields", "name": n.name, "keep": keep}
 		if len(rename) > 0 {
 			spec["rename"] = rename
 		}
 		if len(cast) > 0 {
 			spec["cast"] = cast
+		}
+		if len(compute) > 0 {
+			spec["compute"] = compute
 		}
 		return spec, nil
 	case "aggregate":
