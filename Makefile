@@ -61,5 +61,6 @@ bench: kafka-image
 	$(GO) test -run '^$$' -bench 'Ratios|IdleRSS' -benchtime 20x -timeout 20m ./emulator/
 	$(GO) test -run '^$$' -bench 'DrainToDelta' -benchtime 1x -timeout 20m ./emulator/
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 20m ./emulator/delta/
+	$(GO) test -run '^$$' -bench GatewayRatio -benchtime 20x -timeout 20m ./emulator/gateway/
 	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
 		$(GO) test -run '^$$' -bench BenchmarkStart -benchtime 3x -timeout 20m ./fabrictest/

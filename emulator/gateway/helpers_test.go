@@ -66,7 +66,7 @@ func (a *testAuth) remove(pass string) {
 // logBuffer keeps the gateway's log lines for assertions and echoes them to
 // the test log.
 type logBuffer struct {
-	t  *testing.T
+	t  testing.TB
 	mu sync.Mutex
 	b  bytes.Buffer
 }
@@ -86,14 +86,14 @@ func (l *logBuffer) String() string {
 
 // env is a kfake cluster with a gateway in front of it.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	cluster *kfake.Cluster
 	gw      *Gateway
 	auth    *testAuth
 	logs    *logBuffer
 }
 
-func newEnv(t *testing.T, kopts ...kfake.Opt) *env {
+func newEnv(t testing.TB, kopts ...kfake.Opt) *env {
 	t.Helper()
 	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(2, testTopic, otherTopic)}, kopts...)...)
 	if err != nil {
