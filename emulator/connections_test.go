@@ -276,3 +276,47 @@ func TestAdvertiseEndpoint(t *testing.T) {
 		t.Fatalf("remote advertise: %d, endpoint %s", rec.Code, e.srv.KafkaEndpoint())
 	}
 }
+
+// TestCustomEndpointRemoved: a CustomEndpoint node that leaves the
+// definition (updateDefinition), or whose Eventstream is deleted, closes
+// the Kafka sessions its keys opened, and its strings stop working.
+func TestCustomEndpointRemoved(t *testing.T) {
+	f := deployEndpoint(t)
+	e := f.e
+	c := f.connection("GET", "/sources/"+f.src+"/connection", nil)
+	d := f.connection("GET", "/destinations/"+f.out+"/connection", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p := saslClient(t, c.FullyQualifiedNamespace, c.AccessKeys.PrimaryConnectionString)
+	if err := p.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	refused := func(cl *kgo.Client, what string) {
+		t.Helper()
+		for i := 0; ; i++ { // the closed session answers EOF first; reconnecting fails SASL
+			err := cl.Ping(ctx)
+			if errors.Is(err, kerr.SaslAuthenticationFailed) {
+				return
+			} else if err == nil || i == 2 {
+				t.Fatalf("%s: %v, want SASL_AUTHENTICATION_FAILED", what, err)
+			}
+		}
+	}
+
+	// The update drops the CustomEndpoint source (the destination stays).
+	ws := strings.Split(f.base, "/")[3]
+	lh := strings.Split(f.table, "/")
+	topo := endpointTopology(ws, lh[len(lh)-3])
+	topo["sources"] = []any{}
+	topo["streams"].([]any)[0].(map[string]any)["inputNodes"] = []any{}
+	e.must(200, e.call("POST", f.base+"/updateDefinition", map[string]any{"definition": definitionOf(topo, nil)}))
+	refused(p, "the removed source's session")
+	e.wantError(e.call("GET", f.base+"/sources/"+f.src+"/connection", nil), 404, "EntityNotFound")
+
+	cons := saslClient(t, d.FullyQualifiedNamespace, d.AccessKeys.PrimaryConnectionString)
+	if err := cons.Ping(ctx); err != nil {
+		t.Fatalf("the destination kept through the update: %v", err)
+	}
+	e.must(200, e.call("DELETE", f.base, nil))
+	refused(cons, "a session of the deleted Eventstream")
+}

@@ -30,6 +30,10 @@ const connectionUser = "$ConnectionString"
 // destination's connection names; groups are scoped to the endpoint.
 const destinationConsumerGroup = "$Default"
 
+// CustomEndpointKafkaDisabled answers connection calls of an emulator
+// whose Kafka endpoint is off (--kafka-endpoint off).
+const CustomEndpointKafkaDisabled = "CustomEndpointKafkaDisabled"
+
 // Key types of regenerateKeys.
 const (
 	primaryKey   = "PrimaryKey"
@@ -110,7 +114,7 @@ func (a *API) namespace() (string, error) {
 		return "", kafkaError(broker.ErrNoBroker)
 	}
 	if a.gateway == nil {
-		return "", fabricerr.New(http.StatusNotImplemented, "CustomEndpointKafkaDisabled",
+		return "", fabricerr.New(http.StatusNotImplemented, CustomEndpointKafkaDisabled,
 			"the emulator's Kafka endpoint for connection strings is off; start it with --kafka-endpoint 127.0.0.1:9093")
 	}
 	addr := a.gateway.Addr()
@@ -293,10 +297,31 @@ func (a *API) advertiseEndpoint(c *call) error {
 		return err
 	}
 	if a.gateway == nil {
-		return fabricerr.New(http.StatusNotImplemented, "CustomEndpointKafkaDisabled", "the emulator's Kafka endpoint for connection strings is off")
+		return fabricerr.New(http.StatusNotImplemented, CustomEndpointKafkaDisabled, "the emulator's Kafka endpoint for connection strings is off")
 	}
 	if err := a.gateway.Advertise(req.Advertised); err != nil {
 		return fabricerr.BadParameter("advertised", "%v; want host:port", err)
 	}
 	return c.JSON(http.StatusOK, map[string]string{"advertised": a.gateway.Addr()})
+}
+
+// endpointIDs are the ids of es's CustomEndpoint sources and destinations.
+func endpointIDs(es store.Item) []string {
+	return append(customEndpointIDs(es, "sources"), customEndpointIDs(es, "destinations")...)
+}
+
+// closeEndpoints forgets the keys of CustomEndpoint nodes that are gone and
+// closes the Kafka sessions they opened (the authenticator refuses them
+// already: their node is no longer in the definition).
+func (a *API) closeEndpoints(ctx context.Context, nodes ...string) error {
+	for _, n := range nodes {
+		if err := a.cfg.Store.DeleteEndpointKeys(ctx, n); err != nil {
+			return err
+		}
+		if a.gateway != nil {
+			a.gateway.Revoke(n + "/" + primaryKey)
+			a.gateway.Revoke(n + "/" + secondaryKey)
+		}
+	}
+	return nil
 }

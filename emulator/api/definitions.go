@@ -882,6 +882,7 @@ func (a *API) applyDefinition(ctx context.Context, es *store.Item, p *definition
 	if err != nil {
 		return err
 	}
+	endpointsBefore := endpointIDs(*es)
 	keep := map[string]bool{}
 	for i := range p.dests {
 		d := &p.dests[i].d
@@ -954,7 +955,8 @@ func (a *API) applyDefinition(ctx context.Context, es *store.Item, p *definition
 		return err
 	}
 	a.syncSources(es.ID) // SampleData and Kafka sources start, restart or stop
-	return nil
+	gone := slices.DeleteFunc(endpointsBefore, func(id string) bool { return slices.Contains(endpointIDs(*es), id) })
+	return a.closeEndpoints(ctx, gone...)
 }
 
 // ---- routes ----

@@ -306,6 +306,11 @@ func (a *API) removeItem(c *call, it store.Item) error {
 		return err
 	}
 	a.stopSourcesOf(it.ID) // before its topic goes, so no source writes it again
+	if it.Type == TypeEventstream {
+		if err := a.closeEndpoints(c.r.Context(), endpointIDs(it)...); err != nil {
+			return err
+		}
+	}
 	if k, ok := kinds[it.Type]; ok && k.release != nil {
 		if err := k.release(a, c, it); err != nil {
 			return err

@@ -66,3 +66,11 @@ func (s *Store) UpdateEndpointKeys(ctx context.Context, k EndpointKeys) error {
 	}
 	return affected(res)
 }
+
+// DeleteEndpointKeys forgets the keys of node (none is not an error).
+func (s *Store) DeleteEndpointKeys(ctx context.Context, nodeID string) error {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM endpoint_keys WHERE node_id = ?`, nodeID); err != nil {
+		return fmt.Errorf("delete endpoint keys: %w", err)
+	}
+	return nil
+}
