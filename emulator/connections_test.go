@@ -320,3 +320,27 @@ func TestCustomEndpointRemoved(t *testing.T) {
 	e.must(200, e.call("DELETE", f.base, nil))
 	refused(cons, "a session of the deleted Eventstream")
 }
+
+// TestCustomEndpointPaused: pausing a CustomEndpoint source (or the
+// Eventstream) cuts its Kafka clients off and refuses them until resumed,
+// as the HTTP produce is refused.
+func TestCustomEndpointPaused(t *testing.T) {
+	f := deployEndpoint(t)
+	e := f.e
+	c := f.connection("GET", "/sources/"+f.src+"/connection", nil)
+	d := f.connection("GET", "/destinations/"+f.out+"/connection", nil)
+	for _, pause := range []string{"/sources/" + f.src, "/destinations/" + f.out, ""} {
+		e.must(200, e.call("POST", f.base+pause+"/pause", nil))
+		for _, conn := range []connectionJSON{c, d} {
+			paused := pause == "" || strings.Contains(pause, f.src) == (conn == c)
+			err := produceOne(t, conn.FullyQualifiedNamespace, conn.AccessKeys.PrimaryConnectionString, f.topic, `{}`)
+			if paused && !errors.Is(err, kerr.SaslAuthenticationFailed) {
+				t.Fatalf("pause %q: %s's client: %v, want SASL_AUTHENTICATION_FAILED", pause, conn.EventHubName, err)
+			}
+		}
+		e.must(200, e.call("POST", f.base+pause+"/resume", map[string]any{"startType": "WhenLastStopped"}))
+		if err := produceOne(t, c.FullyQualifiedNamespace, c.AccessKeys.PrimaryConnectionString, f.topic, `{"n":1}`); err != nil {
+			t.Fatalf("after resume %q: %v", pause, err)
+		}
+	}
+}

@@ -278,6 +278,10 @@ func (a *API) AuthenticateEndpoint(ctx context.Context, username, password strin
 	if entity != topic {
 		return EndpointGrant{}, fmt.Errorf("EntityPath %q is not the event hub of %s", entity, name)
 	}
+	props := streamsOf(es)
+	if isSource && sourcePaused(es, k.NodeID, props.Streams[0].ID) || !isSource && slices.Contains(props.Paused, k.NodeID) {
+		return EndpointGrant{}, fmt.Errorf("the custom endpoint of %s is paused; resume it (POST …/resume) to connect", name)
+	}
 	return EndpointGrant{KeyID: k.NodeID + "/" + keyType, Topic: entity, GroupPrefix: "ce-" + k.NodeID + "-", Listen: !isSource}, nil
 }
 
@@ -318,10 +322,19 @@ func (a *API) closeEndpoints(ctx context.Context, nodes ...string) error {
 		if err := a.cfg.Store.DeleteEndpointKeys(ctx, n); err != nil {
 			return err
 		}
-		if a.gateway != nil {
-			a.gateway.Revoke(n + "/" + primaryKey)
-			a.gateway.Revoke(n + "/" + secondaryKey)
-		}
 	}
+	a.revokeSessions(nodes...)
 	return nil
+}
+
+// revokeSessions closes the Kafka sessions opened with the keys of nodes.
+func (a *API) revokeSessions(nodes ...string) {
+	if a.gateway == nil {
+		return
+	}
+	for _, n := range nodes {
+		n = strings.ToLower(n)
+		a.gateway.Revoke(n + "/" + primaryKey)
+		a.gateway.Revoke(n + "/" + secondaryKey)
+	}
 }
