@@ -313,7 +313,8 @@ func (a *API) setPaused(ctx context.Context, es *store.Item, pause bool, ids ...
 		return err
 	}
 	a.syncSources(es.ID) // SampleData and Kafka sources stop or start with it
-	if pause {           // Kafka clients of paused custom endpoints are cut off, and refused until resumed
+	// Kafka clients of paused custom endpoints are cut off, and refused until resumed.
+	if pause {
 		a.revokeSessions(ids...)
 	}
 	return nil
