@@ -718,29 +718,14 @@ func operatorSpec(n *node) (map[string]any, error) {
 		var out []any
 		for i, x := range aggs {
 			at := fmt.Sprintf("properties.aggregations[%d]", i)
-			am, ok := x.(map[string]any)
-			if !ok {
-				return nil, badNode(n, at, "want {aggregationFunction, column, alias, partitionBy, duration}")
-			}
-			a := map[string]any{"fn": firstNonEmpty(str(am, "aggregationFunction"), str(am, "aggregateFunction"))}
-			if col, ok := am["column"]; ok && col != nil {
-				f, err := columnName(n, at+".column", col)
-				if err != nil {
-					return nil, err
-				}
-				a["field"] = f
-			}
-			if alias := str(am, "alias"); alias != "" {
-				a["as"] = alias
+			a, am, err := aggregation(n, at, x, "{aggregationFunction, column, alias, partitionBy, duration}")
+			if err != nil {
+				return nil, err
 			}
 			pb, _ := am["partitionBy"].([]any)
-			var keys []any
-			for j, c := range pb {
-				k, err := columnName(n, fmt.Sprintf("%s.partitionBy[%d]", at, j), c)
-				if err != nil {
-					return nil, err
-				}
-				keys = append(keys, k)
+			keys, err := columnNames(n, at+".partitionBy", pb)
+			if err != nil {
+				return nil, err
 			}
 			if len(keys) > 0 {
 				a["partitionBy"] = keys
@@ -756,32 +741,16 @@ func operatorSpec(n *node) (map[string]any, error) {
 		aggs, _ := p["aggregations"].([]any)
 		var out []any
 		for i, x := range aggs {
-			at := fmt.Sprintf("properties.aggregations[%d]", i)
-			am, ok := x.(map[string]any)
-			if !ok {
-				return nil, badNode(n, at, "want {aggregationFunction, column, alias}")
-			}
-			a := map[string]any{"fn": firstNonEmpty(str(am, "aggregationFunction"), str(am, "aggregateFunction"))}
-			if col, ok := am["column"]; ok && col != nil {
-				f, err := columnName(n, at+".column", col)
-				if err != nil {
-					return nil, err
-				}
-				a["field"] = f
-			}
-			if alias := str(am, "alias"); alias != "" {
-				a["as"] = alias
-			}
-			out = append(out, a)
-		}
-		var keys []any
-		gb, _ := p["groupBy"].([]any)
-		for i, x := range gb {
-			k, err := columnName(n, fmt.Sprintf("properties.groupBy[%d]", i), x)
+			a, _, err := aggregation(n, fmt.Sprintf("properties.aggregations[%d]", i), x, "{aggregationFunction, column, alias}")
 			if err != nil {
 				return nil, err
 			}
-			keys = append(keys, k)
+			out = append(out, a)
+		}
+		gb, _ := p["groupBy"].([]any)
+		keys, err := columnNames(n, "properties.groupBy", gb)
+		if err != nil {
+			return nil, err
 		}
 		spec := map[string]any{"type": "GroupBy", "name": n.name, "aggregates": out}
 		if len(keys) > 0 {
@@ -802,6 +771,41 @@ func operatorSpec(n *node) (map[string]any, error) {
 		return spec, nil
 	}
 	return nil, badNode(n, "type", "%q is not one of Filter, ManageFields, Aggregate, GroupBy, Join, Union, Expand, SQL", n.typ)
+}
+
+// aggregation maps one of Fabric's aggregations at (either spelling of the
+// function) to a pipeline aggregate {fn, field?, as?}; it returns the
+// source object too, for the fields only some operators have.
+func aggregation(n *node, at string, x any, want string) (map[string]any, map[string]any, error) {
+	am, ok := x.(map[string]any)
+	if !ok {
+		return nil, nil, badNode(n, at, "want %s", want)
+	}
+	a := map[string]any{"fn": firstNonEmpty(str(am, "aggregationFunction"), str(am, "aggregateFunction"))}
+	if col, ok := am["column"]; ok && col != nil {
+		f, err := columnName(n, at+".column", col)
+		if err != nil {
+			return nil, nil, err
+		}
+		a["field"] = f
+	}
+	if alias := str(am, "alias"); alias != "" {
+		a["as"] = alias
+	}
+	return a, am, nil
+}
+
+// columnNames maps a list of column references at (groupBy, partitionBy).
+func columnNames(n *node, at string, cols []any) ([]any, error) {
+	var out []any
+	for i, c := range cols {
+		k, err := columnName(n, fmt.Sprintf("%s[%d]", at, i), c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, nil
 }
 
 // columnName reads a column reference: {columnName, columnPathSegments?:
