@@ -90,10 +90,7 @@ func TestAggregateDefinitionRollsPerEvent(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("rows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	types := map[string]string{}
-	for _, f := range snap.Schema.Fields {
-		types[f.Name] = fmt.Sprint(f.Type)
-	}
+	types := columnTypes(snap)
 	if types["AVG_temp"] != "double" || types["kwh_30s"] != "long" || types["n"] != "long" {
 		t.Fatalf("column types %v", types)
 	}

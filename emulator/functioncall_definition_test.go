@@ -106,10 +106,7 @@ func TestFunctionCallDefinitionComputesColumns(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("rows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	types := map[string]string{}
-	for _, f := range snap.Schema.Fields {
-		types[f.Name] = fmt.Sprint(f.Type)
-	}
+	types := columnTypes(snap)
 	if types["charindex_number"] != "long" || types["device_upper"] != "string" || types["site_part"] != "string" {
 		t.Fatalf("column types %v", types)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator"
+	"github.com/fabrictest/fabrictest/emulator/delta"
 )
 
 // testEnv is an emulator behind an httptest server, with a token for the
@@ -139,3 +140,12 @@ func (e *testEnv) eventstream(ws, name string) (id, ds string) {
 func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
 
 func sleep() { time.Sleep(20 * time.Millisecond) }
+
+// columnTypes maps each column of a Delta snapshot to its type's name.
+func columnTypes(snap *delta.Snapshot) map[string]string {
+	types := map[string]string{}
+	for _, f := range snap.Schema.Fields {
+		types[f.Name] = f.Type.String()
+	}
+	return types
+}

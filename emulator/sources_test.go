@@ -81,10 +81,7 @@ func TestSourceSampleDataLandsInLakehouse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	types := map[string]string{}
-	for _, f := range snap.Schema.Fields {
-		types[f.Name] = f.Type.String()
-	}
+	types := columnTypes(snap)
 	for col, typ := range map[string]string{"BikepointID": "string", "Street": "string", "Neighbourhood": "string", "Latitude": "double",
 		"Longitude": "double", "No_Bikes": "long", "No_Empty_Docks": "long"} {
 		if types[col] != typ {

@@ -111,23 +111,7 @@ func (a *API) planSource(ctx context.Context, n *node) (ok bool, err error) {
 }
 
 // sourceNodeIDs returns the ids of every source of es's definition.
-func sourceNodeIDs(es store.Item) []string {
-	props := streamsOf(es)
-	if props.Definition == nil {
-		return nil
-	}
-	t, err := parseTopology(props.Definition.Topology)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, n := range t.sources {
-		if n.id() != "" {
-			out = append(out, strings.ToLower(n.id()))
-		}
-	}
-	return out
-}
+func sourceNodeIDs(es store.Item) []string { return definitionNodeIDs(es, "sources", nil) }
 
 // wantedSources lists the run sources of es's definition.
 func (a *API) wantedSources(ctx context.Context, es store.Item) []sourceSpec {

@@ -323,6 +323,13 @@ func (a *API) setPaused(ctx context.Context, es *store.Item, pause bool, ids ...
 // customEndpointIDs returns the ids of es's definition nodes of type
 // CustomEndpoint: sources ("sources") or destinations ("destinations").
 func customEndpointIDs(es store.Item, list string) []string {
+	return definitionNodeIDs(es, list, func(n *node) bool { return n.is("CustomEndpoint") })
+}
+
+// definitionNodeIDs returns the lower-case ids of the nodes of es's
+// definition in list ("sources" or "destinations") that keep accepts (all
+// when keep is nil).
+func definitionNodeIDs(es store.Item, list string, keep func(*node) bool) []string {
 	props := streamsOf(es)
 	if props.Definition == nil {
 		return nil
@@ -332,12 +339,8 @@ func customEndpointIDs(es store.Item, list string) []string {
 		return nil
 	}
 	var out []string
-	nodes := t.sources
-	if list == "destinations" {
-		nodes = t.destinations
-	}
-	for _, n := range nodes {
-		if n.is("CustomEndpoint") && n.id() != "" {
+	for _, n := range *t.list(strings.TrimSuffix(list, "s")) {
+		if n.id() != "" && (keep == nil || keep(n)) {
 			out = append(out, strings.ToLower(n.id()))
 		}
 	}
