@@ -573,35 +573,17 @@ func isNil(v any) bool {
 
 // number returns v as an exact rational when it is a number.
 func number(v any) (*big.Rat, bool) {
-	r := new(big.Rat)
-	switch x := v.(type) {
-	case json.Number:
-		_, ok := r.SetString(string(x))
-		return r, ok
-	case int:
-		return r.SetInt64(int64(x)), true
-	case int8:
-		return r.SetInt64(int64(x)), true
-	case int16:
-		return r.SetInt64(int64(x)), true
-	case int32:
-		return r.SetInt64(int64(x)), true
-	case int64:
-		return r.SetInt64(x), true
-	case uint:
-		return r.SetUint64(uint64(x)), true
-	case uint8:
-		return r.SetUint64(uint64(x)), true
-	case uint16:
-		return r.SetUint64(uint64(x)), true
-	case uint32:
-		return r.SetUint64(uint64(x)), true
-	case uint64:
-		return r.SetUint64(x), true
-	case float32:
-		return floatRat(float64(x))
-	case float64:
-		return floatRat(x)
+	if x, ok := v.(json.Number); ok {
+		return new(big.Rat).SetString(string(x))
+	}
+	rv := reflect.ValueOf(v)
+	switch {
+	case rv.CanInt():
+		return new(big.Rat).SetInt64(rv.Int()), true
+	case rv.CanUint():
+		return new(big.Rat).SetUint64(rv.Uint()), true
+	case rv.CanFloat():
+		return floatRat(rv.Float())
 	}
 	return nil, false
 }
