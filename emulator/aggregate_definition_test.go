@@ -3,7 +3,6 @@ package emulator_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -149,14 +148,7 @@ func TestAggregateDefinitionRefusals(t *testing.T) {
 // Microsoft's template as it is (aggregateFunction, a partitionBy column
 // that names a node, a {value, unit} duration).
 func TestAggregateDefinitionTemplateNode(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "shared", "fabric-event-streams-template", "eventstream-definition.json"))
-	if err != nil {
-		t.Skipf("Microsoft's template is not there: %v", err)
-	}
-	var full map[string]any
-	if err := json.Unmarshal(raw, &full); err != nil {
-		t.Fatal(err)
-	}
+	full := eventstreamTemplate(t)
 	var node map[string]any
 	for _, n := range full["operators"].([]any) {
 		if m := n.(map[string]any); m["name"] == "AggregatorName" {

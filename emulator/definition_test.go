@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,14 +17,7 @@ import (
 // DerivedStream and its Lakehouse destination, pointed at lakehouse lh.
 func templateTopology(t *testing.T, ws, lh, table string) map[string]any {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "shared", "fabric-event-streams-template", "eventstream-definition.json"))
-	if err != nil {
-		t.Skipf("Microsoft's template is not there: %v", err)
-	}
-	var full map[string]any
-	if err := json.Unmarshal(raw, &full); err != nil {
-		t.Fatal(err)
-	}
+	full := eventstreamTemplate(t)
 	pick := func(list, name string) map[string]any {
 		for _, n := range full[list].([]any) {
 			if m := n.(map[string]any); m["name"] == name {
@@ -195,12 +187,7 @@ func TestDefinitionRefusalsChangeNothing(t *testing.T) {
 	e := startEnv(t)
 	ws := e.workspace("refuse")
 	lh := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/lakehouses", map[string]any{"displayName": "lh"})).str("id")
-	raw, err := os.ReadFile(filepath.Join("..", "..", "shared", "fabric-event-streams-template", "eventstream-definition.json"))
-	if err != nil {
-		t.Skip(err)
-	}
-	var full map[string]any
-	_ = json.Unmarshal(raw, &full)
+	full := eventstreamTemplate(t)
 	node := func(list, name string) map[string]any {
 		for _, n := range full[list].([]any) {
 			if m := n.(map[string]any); m["name"] == name {

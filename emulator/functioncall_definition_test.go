@@ -3,7 +3,6 @@ package emulator_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,14 +15,7 @@ import (
 // reading the stream "devices-stream".
 func fieldsManagerNode(t *testing.T, extra ...any) map[string]any {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "shared", "fabric-event-streams-template", "eventstream-definition.json"))
-	if err != nil {
-		t.Skipf("Microsoft's template is not there: %v", err)
-	}
-	var full map[string]any
-	if err := json.Unmarshal(raw, &full); err != nil {
-		t.Fatal(err)
-	}
+	full := eventstreamTemplate(t)
 	for _, n := range full["operators"].([]any) {
 		if m := n.(map[string]any); m["name"] == "FieldsManagerName" {
 			m["inputNodes"] = []any{map[string]any{"name": "devices-stream"}}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -148,4 +150,21 @@ func columnTypes(snap *delta.Snapshot) map[string]string {
 		types[f.Name] = f.Type.String()
 	}
 	return types
+}
+
+// eventstreamTemplate reads Microsoft's Eventstream definition template,
+// which lives beside the checkout (../shared, never copied here). A missing
+// template fails the test: the definition tests are about that file.
+func eventstreamTemplate(t *testing.T) map[string]any {
+	t.Helper()
+	path := filepath.Join("..", "..", "shared", "fabric-event-streams-template", "eventstream-definition.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("Microsoft's Eventstream template must be at %s (the shared/ folder beside the checkout): %v", path, err)
+	}
+	var full map[string]any
+	if err := json.Unmarshal(raw, &full); err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	return full
 }
