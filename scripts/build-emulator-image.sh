@@ -46,7 +46,7 @@ bash "$script_dir/ensure-docker.sh"
 
 mkdir -p "$cache_dir"
 context=$(mktemp -d "$cache_dir/emulator-context.XXXXXX")
-trap 'rm -rf "$context"' EXIT
+trap 'status=$?; rm -rf "$context"; exit "$status"' EXIT
 
 arch=$(docker version --format '{{.Server.Arch}}' 2>/dev/null || true)
 [ -n "$arch" ] || arch=$("$go_cmd" env GOARCH)

@@ -55,12 +55,15 @@ cleanup() {
     [ -d "$d" ] || continue
     # debootstrap mounts proc/sys inside its target: never delete through a mount.
     if command -v findmnt >/dev/null 2>&1; then
-      findmnt -rno TARGET | grep -F "$d/" | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+      # No mount under $d is the usual case: grep then exits 1, which under
+      # pipefail and errexit would become the script's exit status.
+      { findmnt -rno TARGET | grep -F "$d/" || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
     fi
     rm -rf --one-file-system "$d" 2>/dev/null || true
   done
 }
-trap cleanup EXIT
+# The script's status is its own: cleanup runs without errexit and cannot change it.
+trap 'status=$?; set +e; cleanup; exit "$status"' EXIT
 
 label_of() { # image label -> value or empty
   docker image inspect --format "{{ index .Config.Labels \"$2\" }}" "$1" 2>/dev/null || true

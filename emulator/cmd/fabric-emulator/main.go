@@ -117,14 +117,15 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if *asyncOps {
 		opts = append(opts, emulator.WithAsyncOperations())
 	}
+	listeners := serveListenFlags(*addr, *endpoint, *kafkaPort)
 	srv, err := emulator.New(opts...)
 	if err != nil {
-		return err
+		return explainListen(err, listeners...)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		srv.Close()
-		return fmt.Errorf("listen: %w", err)
+		return explainListen(fmt.Errorf("listen: %w", err), listeners...)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
