@@ -15,7 +15,7 @@ LOCAL_KAFKA_IMAGE := fabrictest/kafka:3.9.1-local
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: run build test test-deps test-unit test-container test-witness kafka-image emulator-image docker bench vet
+.PHONY: run build test test-deps check-scripts test-unit test-container test-witness kafka-image emulator-image docker bench vet
 
 run:
 	$(GO) run ./emulator/cmd/fabric-emulator serve --addr $(ADDR) --kafka $(KAFKA) --data-dir $(DATA_DIR)
@@ -23,7 +23,7 @@ run:
 build:
 	$(GO) build -o bin/fabric-emulator ./emulator/cmd/fabric-emulator
 
-test: test-deps vet test-unit test-container test-witness
+test: test-deps vet check-scripts test-unit test-container test-witness
 
 test-deps:
 	bash scripts/install-test-deps.sh
@@ -32,6 +32,11 @@ test-deps:
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags container ./...
+
+# Every script on its "work to do" path (images rebuilt, a fresh venv), then
+# on its "up to date" path, and shellcheck on all of them.
+check-scripts: docker
+	bash scripts/check-scripts.sh
 
 # Tier 1: unit and in-process integration tests on the embedded broker.
 test-unit:

@@ -46,7 +46,13 @@ bash "$script_dir/ensure-docker.sh"
 
 mkdir -p "$cache_dir"
 context=$(mktemp -d "$cache_dir/emulator-context.XXXXXX")
-trap 'status=$?; rm -rf "$context"; exit "$status"' EXIT
+# The script's status is its own: the cleanup cannot change it.
+on_exit() {
+  local status=$?
+  rm -rf "$context"
+  exit "$status"
+}
+trap on_exit EXIT
 
 arch=$(docker version --format '{{.Server.Arch}}' 2>/dev/null || true)
 [ -n "$arch" ] || arch=$("$go_cmd" env GOARCH)

@@ -63,7 +63,13 @@ cleanup() {
   done
 }
 # The script's status is its own: cleanup runs without errexit and cannot change it.
-trap 'status=$?; set +e; cleanup; exit "$status"' EXIT
+on_exit() {
+  local status=$?
+  set +e
+  cleanup
+  exit "$status"
+}
+trap on_exit EXIT
 
 label_of() { # image label -> value or empty
   docker image inspect --format "{{ index .Config.Labels \"$2\" }}" "$1" 2>/dev/null || true

@@ -62,7 +62,7 @@ artifacts=(
   org.apache.kafka:kafka-clients:3.4.1
   org.apache.commons:commons-pool2:2.11.1
 )
-jar_name() { local IFS=:; set -- $1; printf '%s-%s.jar' "$2" "$3"; }
+jar_name() { local a v; IFS=: read -r _ a v <<<"$1"; printf '%s-%s.jar' "$a" "$v"; }
 
 [ -f "$spark_requirements" ] || die "missing $spark_requirements"
 command -v "$base_python" >/dev/null 2>&1 || die "$base_python not found; install Python 3 (apt-get install python3 python3-venv)"
@@ -150,4 +150,4 @@ if ! jars_present; then
 fi
 
 printf '%s\n' "$want" >"$stamp"
-log "done in $((SECONDS - start))s: $("$venv/bin/python" -c 'import pyspark, pysail, kafka; print("pyspark", pyspark.__version__, "pysail", pysail.__version__ if hasattr(pysail, "__version__") else "?", "kafka-python", kafka.__version__)'); SPARK_HOME $spark_home ($(ls "$spark_home/jars" | wc -l) jars); Kafka jars: $(ls "$jar_dir" | tr '\n' ' ')"
+log "done in $((SECONDS - start))s: $("$venv/bin/python" -c 'import pyspark, pysail, kafka; print("pyspark", pyspark.__version__, "pysail", pysail.__version__ if hasattr(pysail, "__version__") else "?", "kafka-python", kafka.__version__)'); SPARK_HOME $spark_home ($(find "$spark_home/jars" -name '*.jar' | wc -l) jars); Kafka jars: $(find "$jar_dir" -name '*.jar' -printf '%f ')"
