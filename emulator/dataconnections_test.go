@@ -107,6 +107,12 @@ func TestKafkaSourceNamesConnectionOfItsWorkspace(t *testing.T) {
 		t.Fatalf("message %s", msg)
 	}
 	e.must(201, e.call("POST", "/v1/workspaces/"+a+"/eventstreams", map[string]any{"displayName": "own", "definition": definitionOf(topo, nil)}))
+
+	// A deleted workspace takes its connections with it; the id is free again.
+	e.must(200, e.call("DELETE", "/v1/workspaces/"+a, nil))
+	e.wantError(e.call("GET", "/v1/_emulator/connections/a-only", nil), 404, "ConnectionNotFound")
+	e.must(201, e.call("PUT", "/v1/_emulator/connections/a-only", map[string]any{"workspaceId": b, "bootstrapServers": "127.0.0.1:1"}))
+	e.must(201, e.call("POST", "/v1/workspaces/"+b+"/eventstreams", map[string]any{"displayName": "now-own", "definition": definitionOf(topo, nil)}))
 }
 
 // syncBuffer is a bytes.Buffer safe for a logger's concurrent writers.

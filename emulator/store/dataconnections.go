@@ -23,14 +23,29 @@ CREATE TABLE IF NOT EXISTS data_connections (
 );
 `
 
-// migrateDataConnections adds workspace_id to a table made before it existed.
+// dataConnectionsCascade deletes a workspace's connections with it (a
+// column added by ALTER TABLE cannot hold a foreign key with a default).
+const dataConnectionsCascade = `
+CREATE TRIGGER IF NOT EXISTS data_connections_workspace_deleted AFTER DELETE ON workspaces
+BEGIN
+	DELETE FROM data_connections WHERE workspace_id = old.id;
+END;
+`
+
+// migrateDataConnections adds workspace_id to a table made before it
+// existed, and the trigger that needs it.
 func migrateDataConnections(db *sql.DB) error {
 	var n int
 	err := db.QueryRow(`SELECT COUNT(*) FROM pragma_table_info('data_connections') WHERE name = 'workspace_id'`).Scan(&n)
-	if err != nil || n > 0 {
+	if err != nil {
 		return err
 	}
-	_, err = db.Exec(`ALTER TABLE data_connections ADD COLUMN workspace_id TEXT NOT NULL DEFAULT ''`)
+	if n == 0 {
+		if _, err := db.Exec(`ALTER TABLE data_connections ADD COLUMN workspace_id TEXT NOT NULL DEFAULT ''`); err != nil {
+			return err
+		}
+	}
+	_, err = db.Exec(dataConnectionsCascade)
 	return err
 }
 
