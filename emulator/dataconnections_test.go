@@ -57,6 +57,8 @@ func TestDataConnectionAuthorisation(t *testing.T) {
 	e.wantError(e.callAs(stranger, "PUT", path, hijack), 403, "InsufficientPrivileges")
 	e.wantError(e.callAs(stranger, "PUT", path, map[string]any{"bootstrapServers": "evil:9092"}), 403, "InsufficientPrivileges")
 	e.wantError(e.callAs(stranger, "DELETE", path, nil), 404, "ConnectionNotFound")
+	own := e.must(201, e.callAs(stranger, "POST", "/v1/workspaces", map[string]any{"displayName": "strangers"})).str("id")
+	e.wantError(e.callAs(stranger, "PUT", path, map[string]any{"workspaceId": own, "bootstrapServers": "evil:9092"}), 409, "ConnectionInOtherWorkspace")
 	if l := e.must(200, e.callAs(stranger, "GET", "/v1/_emulator/connections", nil)); len(l.Body["value"].([]any)) != 0 {
 		t.Fatalf("the stranger lists %s", l.Raw)
 	}
@@ -163,14 +165,14 @@ func TestConnectionSecretsAtRest(t *testing.T) {
 	}
 	checkDataDirModes(t, dir)
 
-	// An old data dir, world-readable, is tightened when it opens.
+	// A data dir as older versions left it (the directory 0755, the
+	// database files 0644) is tightened when it opens.
 	e.srv.Close()
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			err = os.Chmod(p, 0o644)
+	for _, f := range []string{"metadata.db", "metadata.db-wal", "metadata.db-shm"} {
+		if err := os.Chmod(filepath.Join(dir, f), 0o644); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
 		}
-		return err
-	})
+	}
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +205,7 @@ func checkDataDirModes(t *testing.T, dir string) {
 			return err
 		}
 		name := filepath.Base(p)
-		if strings.HasPrefix(name, "metadata.db") {
+		if strings.HasPrefix(name, "metadata.db") || name == "token-signing-key.pem" {
 			seen[name] = true
 			if fi.Mode().Perm() != 0o600 {
 				t.Errorf("%s: mode %v, want 0600", p, fi.Mode().Perm())
@@ -219,7 +221,7 @@ func checkDataDirModes(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"metadata.db", "metadata.db-wal", "metadata.db-shm"} {
+	for _, f := range []string{"metadata.db", "metadata.db-wal", "metadata.db-shm", "token-signing-key.pem"} {
 		if !seen[f] {
 			t.Errorf("%s missing under %s (saw %v)", f, dir, seen)
 		}
