@@ -108,13 +108,23 @@ func TestKafkaSourceNamesConnectionOfItsWorkspace(t *testing.T) {
 	if msg := r.str("message"); !strings.Contains(msg, `"a-only"`) || !strings.Contains(msg, "workspace") {
 		t.Fatalf("message %s", msg)
 	}
-	e.must(201, e.call("POST", "/v1/workspaces/"+a+"/eventstreams", map[string]any{"displayName": "own", "definition": definitionOf(topo, nil)}))
+	own := e.must(201, e.call("POST", "/v1/workspaces/"+a+"/eventstreams", map[string]any{"displayName": "own", "definition": definitionOf(topo, nil)}))
+	base := "/v1/workspaces/" + a + "/eventstreams/" + own.str("id")
+
+	// The id deleted and registered again by another workspace: the running
+	// source of the first does not follow it there.
+	e.must(200, e.call("DELETE", "/v1/_emulator/connections/a-only", nil))
+	e.must(201, e.call("PUT", "/v1/_emulator/connections/a-only", map[string]any{"workspaceId": b, "bootstrapServers": "127.0.0.2:1"}))
+	waitFor(t, 10*time.Second, "source refuses the other workspace's connection", func() bool {
+		errObj, _ := sourceNode(t, e, base, "k")["error"].(map[string]any)
+		msg, _ := errObj["errorMessage"].(string)
+		return strings.Contains(msg, "not registered in this workspace")
+	})
 
 	// A deleted workspace takes its connections with it; the id is free again.
-	e.must(200, e.call("DELETE", "/v1/workspaces/"+a, nil))
+	e.must(200, e.call("DELETE", "/v1/workspaces/"+b, nil))
 	e.wantError(e.call("GET", "/v1/_emulator/connections/a-only", nil), 404, "ConnectionNotFound")
-	e.must(201, e.call("PUT", "/v1/_emulator/connections/a-only", map[string]any{"workspaceId": b, "bootstrapServers": "127.0.0.1:1"}))
-	e.must(201, e.call("POST", "/v1/workspaces/"+b+"/eventstreams", map[string]any{"displayName": "now-own", "definition": definitionOf(topo, nil)}))
+	e.must(201, e.call("PUT", "/v1/_emulator/connections/a-only", map[string]any{"workspaceId": a, "bootstrapServers": "127.0.0.1:1"}))
 }
 
 // syncBuffer is a bytes.Buffer safe for a logger's concurrent writers.
