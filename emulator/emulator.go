@@ -50,8 +50,14 @@ func New(opts ...Option) (*Server, error) {
 	var err error
 	var kafkaDir string
 	if cfg.dataDir != "" {
-		if err := os.MkdirAll(cfg.dataDir, 0o755); err != nil {
+		// The owner's only: the metadata database holds connection secrets.
+		if err := os.MkdirAll(cfg.dataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("create data dir: %w", err)
+		}
+		if err := os.Chmod(cfg.dataDir, 0o700); err != nil {
+			// A directory of another owner (a bind mount): the secret files
+			// themselves are still 0600.
+			cfg.logger.Warn("cannot restrict the data dir to its owner", "dir", cfg.dataDir, "err", err)
 		}
 		kafkaDir = filepath.Join(cfg.dataDir, "kafka")
 	}

@@ -185,14 +185,14 @@ func TestSourceKafkaCopiesTopicFromAnotherCluster(t *testing.T) {
 
 	// The connection registry: registered, read back without its password.
 	conn := "0a0b0c0d-0000-1111-2222-333344445555"
-	e.must(201, e.call("PUT", "/v1/_emulator/connections/"+conn, map[string]any{"bootstrapServers": bootstrap}))
-	e.must(200, e.call("PUT", "/v1/_emulator/connections/"+conn, map[string]any{"bootstrapServers": bootstrap, "securityProtocol": "PLAINTEXT"}))
+	e.must(201, e.call("PUT", "/v1/_emulator/connections/"+conn, map[string]any{"workspaceId": ws, "bootstrapServers": bootstrap}))
+	e.must(200, e.call("PUT", "/v1/_emulator/connections/"+conn, map[string]any{"workspaceId": ws, "bootstrapServers": bootstrap, "securityProtocol": "PLAINTEXT"}))
 	got := e.must(200, e.call("GET", "/v1/_emulator/connections/"+strings.ToUpper(conn), nil))
 	if got.str("bootstrapServers") != bootstrap || got.str("securityProtocol") != "PLAINTEXT" {
 		t.Fatalf("connection %s", got.Raw)
 	}
-	e.wantError(e.call("PUT", "/v1/_emulator/connections/x", map[string]any{"bootstrapServers": "nohost"}), 400, "InvalidInput")
-	e.must(201, e.call("PUT", "/v1/_emulator/connections/sasl", map[string]any{"bootstrapServers": "h:1", "saslMechanism": "SCRAM-SHA-512", "username": "u", "password": "secret"}))
+	e.wantError(e.call("PUT", "/v1/_emulator/connections/x", map[string]any{"workspaceId": ws, "bootstrapServers": "nohost"}), 400, "InvalidInput")
+	e.must(201, e.call("PUT", "/v1/_emulator/connections/sasl", map[string]any{"workspaceId": ws, "bootstrapServers": "h:1", "saslMechanism": "SCRAM-SHA-512", "username": "u", "password": "secret"}))
 	if r := e.must(200, e.call("GET", "/v1/_emulator/connections/sasl", nil)); strings.Contains(string(r.Raw), "secret") || r.str("securityProtocol") != "SASL_PLAINTEXT" {
 		t.Fatalf("connection %s", r.Raw)
 	}
@@ -265,8 +265,8 @@ func TestSourceKafkaFailures(t *testing.T) {
 	}
 
 	// An unreachable cluster and a missing topic fail the source, with the reason.
-	e.must(201, e.call("PUT", "/v1/_emulator/connections/down", map[string]any{"bootstrapServers": "127.0.0.1:1"}))
-	e.must(201, e.call("PUT", "/v1/_emulator/connections/up", map[string]any{"bootstrapServers": strings.Join(other.ListenAddrs(), ",")}))
+	e.must(201, e.call("PUT", "/v1/_emulator/connections/down", map[string]any{"workspaceId": ws, "bootstrapServers": "127.0.0.1:1"}))
+	e.must(201, e.call("PUT", "/v1/_emulator/connections/up", map[string]any{"workspaceId": ws, "bootstrapServers": strings.Join(other.ListenAddrs(), ",")}))
 	down, _ := deploy(t, e, ws, "down", src("down", "orders"), "", "")
 	missing, _ := deploy(t, e, ws, "missing", src("up", "nope"), "", "")
 	for _, c := range []struct{ base, name, want string }{{down, "down-src", "127.0.0.1:1"}, {missing, "missing-src", `topic "nope" does not exist`}} {
@@ -283,6 +283,6 @@ func TestSourceKafkaFailures(t *testing.T) {
 	// (now pointing at a cluster that has the topic) cures them.
 	e.must(200, e.call("DELETE", "/v1/_emulator/connections/down", nil))
 	e.wantError(e.call("GET", "/v1/_emulator/connections/down", nil), 404, "ConnectionNotFound")
-	e.must(201, e.call("PUT", "/v1/_emulator/connections/down", map[string]any{"bootstrapServers": strings.Join(other.ListenAddrs(), ",")}))
+	e.must(201, e.call("PUT", "/v1/_emulator/connections/down", map[string]any{"workspaceId": ws, "bootstrapServers": strings.Join(other.ListenAddrs(), ",")}))
 	waitFor(t, 10*time.Second, "cured source", func() bool { return sourceNode(t, e, down, "down-src")["status"] == "Running" })
 }

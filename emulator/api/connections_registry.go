@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -21,13 +22,23 @@ import (
 //	GET    /v1/_emulator/connections
 //	DELETE /v1/_emulator/connections/{connectionId}
 //
-// The body is {"bootstrapServers": "host:port,…", "securityProtocol":
-// "PLAINTEXT|SASL_PLAINTEXT|SSL|SASL_SSL", "saslMechanism":
-// "PLAIN|SCRAM-SHA-256|SCRAM-SHA-512", "username", "password"}. Answers
-// never carry the password.
+// The body is {"workspaceId", "bootstrapServers": "host:port,…",
+// "securityProtocol": "PLAINTEXT|SASL_PLAINTEXT|SSL|SASL_SSL",
+// "saslMechanism": "PLAIN|SCRAM-SHA-256|SCRAM-SHA-512", "username",
+// "password"}. Answers never carry the password.
+//
+// A connection belongs to the workspace that registered it (workspaceId,
+// required to register, fixed after): its Contributors and up replace and
+// delete it, its Viewers read it without the username, and only its
+// Eventstreams' Kafka sources may name it (connections_access.go).
 
-// ConnectionNotFound answers a connection id that is not registered.
+// ConnectionNotFound answers a connection id that is not registered, or
+// that the caller has no role to see.
 const ConnectionNotFound = "ConnectionNotFound"
+
+// ConnectionInOtherWorkspace answers a registration naming another
+// workspace than the one the connection belongs to.
+const ConnectionInOtherWorkspace = "ConnectionInOtherWorkspace"
 
 // kafkaConnection is a registered connection to a Kafka cluster.
 type kafkaConnection struct {
@@ -36,6 +47,12 @@ type kafkaConnection struct {
 	SASLMechanism    string `json:"saslMechanism,omitempty"`
 	Username         string `json:"username,omitempty"`
 	Password         string `json:"password,omitempty"`
+}
+
+// connectionRequest is the body of a registration.
+type connectionRequest struct {
+	WorkspaceID string `json:"workspaceId"`
+	kafkaConnection
 }
 
 var (
@@ -100,25 +117,35 @@ func (k *kafkaConnection) check() error {
 	return nil
 }
 
-func renderConnection(c store.DataConnection) map[string]any {
+// renderConnection is what callers with role see of c: never the
+// password, and the username only to those who manage it.
+func renderConnection(c store.DataConnection, role store.Role) map[string]any {
 	var k kafkaConnection
 	_ = json.Unmarshal(c.Spec, &k)
-	out := map[string]any{"id": c.ID, "bootstrapServers": k.BootstrapServers, "securityProtocol": k.SecurityProtocol, "updatedAt": c.UpdatedAt}
+	out := map[string]any{"id": c.ID, "workspaceId": c.WorkspaceID, "bootstrapServers": k.BootstrapServers,
+		"securityProtocol": k.SecurityProtocol, "updatedAt": c.UpdatedAt}
 	if k.SASLMechanism != "" {
-		out["saslMechanism"], out["username"], out["hasPassword"] = k.SASLMechanism, k.Username, k.Password != ""
+		out["saslMechanism"], out["hasPassword"] = k.SASLMechanism, k.Password != ""
+		if role >= store.RoleContributor {
+			out["username"] = k.Username
+		}
 	}
 	return out
 }
 
-// dataConnection loads the registered connection id.
-func (a *API) dataConnection(ctx context.Context, id string) (kafkaConnection, error) {
+// dataConnection loads connection id for a source of workspace ws: a
+// connection of another workspace (or of none) is ErrNotFound.
+func (a *API) dataConnection(ctx context.Context, ws, id string) (kafkaConnection, error) {
 	var k kafkaConnection
 	c, err := a.cfg.Store.GetDataConnection(ctx, strings.ToLower(id))
 	if err != nil {
 		return k, err
 	}
+	if c.WorkspaceID == "" || c.WorkspaceID != ws {
+		return k, store.ErrNotFound
+	}
 	if err := json.Unmarshal(c.Spec, &k); err != nil {
-		return k, err
+		return k, fmt.Errorf("read connection %s: %w", id, err)
 	}
 	return k, nil
 }
@@ -139,17 +166,24 @@ func (a *API) putConnection(c *call) error {
 	if err != nil {
 		return err
 	}
-	var k kafkaConnection
-	if err := a.decode(c, &k); err != nil {
+	var req connectionRequest
+	if err := a.decode(c, &req); err != nil {
 		return err
 	}
+	ws, err := a.connectionWorkspace(c, id, req.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	k := req.kafkaConnection
 	if err := k.check(); err != nil {
 		return err
 	}
 	spec, _ := json.Marshal(k)
-	dc := store.DataConnection{ID: id, Spec: spec, UpdatedAt: a.cfg.Now()}
+	dc := store.DataConnection{ID: id, WorkspaceID: ws, Spec: spec, UpdatedAt: a.cfg.Now()}
 	created, err := a.cfg.Store.PutDataConnection(c.r.Context(), dc)
-	if err != nil {
+	if errors.Is(err, store.ErrConflict) { // registered elsewhere meanwhile
+		return connectionElsewhere(id)
+	} else if err != nil {
 		return err
 	}
 	a.syncSourcesUsing(id)
@@ -157,7 +191,7 @@ func (a *API) putConnection(c *call) error {
 	if created {
 		status = http.StatusCreated
 	}
-	return c.JSON(status, renderConnection(dc))
+	return c.JSON(status, renderConnection(dc, store.RoleContributor))
 }
 
 func (a *API) getDataConnection(c *call) error {
@@ -165,23 +199,35 @@ func (a *API) getDataConnection(c *call) error {
 	if err != nil {
 		return err
 	}
-	dc, err := a.cfg.Store.GetDataConnection(c.r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) {
-		return fabricerr.NotFound(ConnectionNotFound, "Connection", id)
-	} else if err != nil {
+	dc, role, err := a.visibleConnection(c, id)
+	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, renderConnection(dc))
+	return c.JSON(http.StatusOK, renderConnection(dc, role))
 }
 
+// listDataConnections lists the connections of the workspaces where the
+// caller has a role.
 func (a *API) listDataConnections(c *call) error {
-	cs, err := a.cfg.Store.ListDataConnections(c.r.Context())
+	wss, _, err := a.cfg.Store.ListWorkspaces(c.r.Context(), c.principal, nil, store.Page{})
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(wss))
+	for i, ws := range wss {
+		ids[i] = ws.ID
+	}
+	cs, err := a.cfg.Store.ListDataConnections(c.r.Context(), ids)
 	if err != nil {
 		return err
 	}
 	out := make([]map[string]any, len(cs))
 	for i, dc := range cs {
-		out[i] = renderConnection(dc)
+		role, err := a.cfg.Store.RoleOf(c.r.Context(), dc.WorkspaceID, c.principal)
+		if err != nil {
+			return err
+		}
+		out[i] = renderConnection(dc, role)
 	}
 	return list(c, out, 0)
 }
@@ -193,7 +239,14 @@ func (a *API) deleteConnection(c *call) error {
 	if err != nil {
 		return err
 	}
-	if err := a.cfg.Store.DeleteDataConnection(c.r.Context(), id); errors.Is(err, store.ErrNotFound) {
+	dc, role, err := a.visibleConnection(c, id)
+	if err != nil {
+		return err
+	}
+	if err := a.manages(c, dc.WorkspaceID, role); err != nil {
+		return err
+	}
+	if err := a.cfg.Store.DeleteDataConnection(c.r.Context(), dc.WorkspaceID, id); errors.Is(err, store.ErrNotFound) {
 		return fabricerr.NotFound(ConnectionNotFound, "Connection", id)
 	} else if err != nil {
 		return err

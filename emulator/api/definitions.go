@@ -306,7 +306,7 @@ func (a *API) planDefinition(c *call, es store.Item, def storedDefinition) (*def
 
 	// Sources.
 	for _, n := range t.sources {
-		run, err := a.planSource(c.r.Context(), n)
+		run, err := a.planSource(c.r.Context(), es.WorkspaceID, n)
 		if err != nil {
 			return nil, err
 		}

@@ -98,14 +98,14 @@ type sourceRegistry struct {
 
 // planSource checks a definition's source of a type the emulator runs and
 // canonicalises it; ok is false for the other types.
-func (a *API) planSource(ctx context.Context, n *node) (ok bool, err error) {
+func (a *API) planSource(ctx context.Context, ws string, n *node) (ok bool, err error) {
 	if n.is("SampleData") {
 		n.raw["type"] = "SampleData"
 		return true, checkSampleSource(n)
 	}
 	if t, isKafka := oneOf(n.typ, kafkaSourceTypes); isKafka {
 		n.raw["type"] = t
-		return true, a.checkKafkaSource(ctx, n)
+		return true, a.checkKafkaSource(ctx, ws, n)
 	}
 	return false, nil
 }
@@ -135,10 +135,10 @@ func (a *API) wantedSources(ctx context.Context, es store.Item) []sourceSpec {
 		case slices.Contains(kafkaSourceTypes, n.typ):
 			k := kafkaPropsOf(n)
 			s.Kafka = &k
-			conn, err := a.dataConnection(ctx, k.DataConnectionID)
+			conn, err := a.dataConnection(ctx, es.WorkspaceID, k.DataConnectionID)
 			switch {
 			case errors.Is(err, store.ErrNotFound):
-				s.ConnErr = fmt.Sprintf("connection %s is not registered; PUT /v1/_emulator/connections/%s with its bootstrapServers", k.DataConnectionID, k.DataConnectionID)
+				s.ConnErr = fmt.Sprintf("connection %s is not registered in this workspace; PUT /v1/_emulator/connections/%s with its workspaceId and bootstrapServers", k.DataConnectionID, k.DataConnectionID)
 			case err != nil:
 				s.ConnErr = err.Error()
 			default:

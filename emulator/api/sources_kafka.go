@@ -57,8 +57,9 @@ func kafkaPropsOf(n *node) kafkaSourceProps {
 	}
 }
 
-// checkKafkaSource checks a Kafka-protocol node; its connection must be registered.
-func (a *API) checkKafkaSource(ctx context.Context, n *node) error {
+// checkKafkaSource checks a Kafka-protocol node of workspace ws; its
+// connection must be registered in that workspace.
+func (a *API) checkKafkaSource(ctx context.Context, ws string, n *node) error {
 	k := kafkaPropsOf(n)
 	for field, v := range map[string]string{"dataConnectionId": k.DataConnectionID, "topic": k.Topic, "consumerGroupName": k.ConsumerGroupName} {
 		if strings.TrimSpace(v) == "" {
@@ -84,11 +85,11 @@ func (a *API) checkKafkaSource(ctx context.Context, n *node) error {
 		}
 		n.props["saslMechanism"] = m
 	}
-	if _, err := a.dataConnection(ctx, k.DataConnectionID); errors.Is(err, store.ErrNotFound) {
+	if _, err := a.dataConnection(ctx, ws, k.DataConnectionID); errors.Is(err, store.ErrNotFound) {
 		return badNode(n, "properties.dataConnectionId",
-			"connection %q is not registered with the emulator (Fabric connections do not exist locally); register the Kafka cluster first with "+
-				`PUT /v1/_emulator/connections/%s {"bootstrapServers":"host:port","securityProtocol":"PLAINTEXT|SASL_PLAINTEXT|SSL|SASL_SSL","saslMechanism":"PLAIN|SCRAM-SHA-256|SCRAM-SHA-512","username":"…","password":"…"}`,
-			k.DataConnectionID, k.DataConnectionID)
+			"connection %q is not registered in this workspace (Fabric connections do not exist locally); register the Kafka cluster first with "+
+				`PUT /v1/_emulator/connections/%s {"workspaceId":"%s","bootstrapServers":"host:port","securityProtocol":"PLAINTEXT|SASL_PLAINTEXT|SSL|SASL_SSL","saslMechanism":"PLAIN|SCRAM-SHA-256|SCRAM-SHA-512","username":"…","password":"…"}`,
+			k.DataConnectionID, k.DataConnectionID, ws)
 	} else if err != nil {
 		return err
 	}

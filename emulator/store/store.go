@@ -112,12 +112,17 @@ CREATE TABLE IF NOT EXISTS endpoint_keys (
 );
 `
 
-// Open opens (creating if needed) the database in dir/metadata.db. An empty
-// dir opens a private in-memory database.
+// Open opens (creating if needed) the database in dir/metadata.db, readable
+// by its owner only (it holds secrets; see makePrivate). An empty dir opens
+// a private in-memory database.
 func Open(dir string) (*Store, error) {
 	dsn := "file::memory:"
 	if dir != "" {
-		dsn = "file:" + filepath.Join(dir, "metadata.db")
+		path := filepath.Join(dir, "metadata.db")
+		if err := makePrivate(path); err != nil {
+			return nil, err
+		}
+		dsn = "file:" + path
 	}
 	db, err := sql.Open("sqlite", dsn+"?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)")
 	if err != nil {
@@ -129,6 +134,10 @@ func Open(dir string) (*Store, error) {
 	if _, err := db.Exec(schema + dataConnectionsSchema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("create metadata schema: %w", err)
+	}
+	if err := migrateDataConnections(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate metadata schema: %w", err)
 	}
 	return &Store{db: db}, nil
 }
