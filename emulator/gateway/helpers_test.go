@@ -95,6 +95,12 @@ type env struct {
 
 func newEnv(t testing.TB, kopts ...kfake.Opt) *env {
 	t.Helper()
+	return newEnvWith(t, nil, kopts...)
+}
+
+// newEnvWith is newEnv with gateway options added to the test's own.
+func newEnvWith(t testing.TB, gopts []Option, kopts ...kfake.Opt) *env {
+	t.Helper()
 	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(2, testTopic, otherTopic)}, kopts...)...)
 	if err != nil {
 		t.Fatalf("start kfake: %v", err)
@@ -102,7 +108,7 @@ func newEnv(t testing.TB, kopts ...kfake.Opt) *env {
 	t.Cleanup(c.Close)
 	e := &env{t: t, cluster: c, auth: &testAuth{grants: map[string]Grant{}}, logs: &logBuffer{t: t}}
 	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	gw, err := New(c.ListenAddrs(), e.auth.authenticate, WithLogger(log))
+	gw, err := New(c.ListenAddrs(), e.auth.authenticate, append([]Option{WithLogger(log)}, gopts...)...)
 	if err != nil {
 		t.Fatalf("new gateway: %v", err)
 	}

@@ -19,10 +19,10 @@ const (
 	// maxInFlight bounds the responses a connection may owe its client.
 	maxInFlight = 128
 	// maxPassThrough bounds a response forwarded without being parsed.
-	maxPassThrough int32 = 1 << 30
-	dialTimeout          = 10 * time.Second
-	authTimeout          = 10 * time.Second
-	bufSize              = 64 << 10
+	maxPassThrough   int32 = 1 << 30
+	dialTimeout            = 10 * time.Second
+	authCheckTimeout       = 10 * time.Second
+	bufSize                = 64 << 10
 )
 
 // session is one client connection and its upstream connection.
@@ -315,7 +315,7 @@ func (s *session) checkPlain(token []byte) (Grant, error) {
 		s.log.Warn("kafka gateway: authentication refused", "err", err)
 		return Grant{}, err
 	}
-	ctx, cancel := context.WithTimeout(s.g.ctx, authTimeout)
+	ctx, cancel := context.WithTimeout(s.g.ctx, authCheckTimeout)
 	defer cancel()
 	grant, err := s.g.auth(ctx, user, pass)
 	if err != nil {
