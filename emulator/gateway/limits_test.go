@@ -23,7 +23,7 @@ func TestSilentClientClosedAtAuthDeadline(t *testing.T) {
 	if d := time.Since(start); d < 250*time.Millisecond || d > 5*time.Second {
 		t.Fatalf("closed after %v, want about the 300ms deadline", d)
 	}
-	if !contains(e.logs.String(), "no SASL authentication within 300ms") {
+	if !contains(e.logs.String(), "no SASL authentication within the deadline", "deadline=300ms") {
 		t.Errorf("the log does not say why the connection closed")
 	}
 }
@@ -78,7 +78,7 @@ func TestOversizedFrameBeforeAuthCloses(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc.expectClosed()
-	if !contains(e.logs.String(), "before SASL authentication") {
+	if !contains(e.logs.String(), "frame over the limit before SASL authentication") {
 		t.Errorf("the log does not say why the connection closed")
 	}
 }

@@ -73,6 +73,8 @@ type action struct {
 }
 
 func newSession(g *Gateway, c net.Conn, node *nodeListener) *session {
+	// Until SASL completes, reads and writes share one deadline.
+	c.SetDeadline(time.Now().Add(g.authTimeout))
 	return &session{
 		g:         g,
 		node:      node,
@@ -103,9 +105,9 @@ func (s *session) serve() {
 // the writer goroutine is left to close the connection after a last answer.
 func (s *session) readLoop() error {
 	for {
-		frame, err := readFrame(s.cr)
+		frame, err := readFrame(s.cr, s.frameLimit())
 		if err != nil {
-			return err
+			return s.readFailed(err)
 		}
 		var a action
 		var r *request
@@ -259,7 +261,7 @@ func (s *session) respond(p pending) error {
 			return fmt.Errorf("copy response: %w", err)
 		}
 	default:
-		frame, err := readFrame(s.ur)
+		frame, err := readFrame(s.ur, maxFrame)
 		if err != nil {
 			return fmt.Errorf("read upstream: %w", err)
 		}
@@ -323,6 +325,7 @@ func (s *session) checkPlain(token []byte) (Grant, error) {
 		return Grant{}, err
 	}
 	s.authed, s.grant = true, grant
+	s.client.SetDeadline(time.Time{})
 	s.g.register(s, grant.KeyID)
 	s.log.Debug("kafka gateway: authenticated", "key", grant.KeyID, "topic", grant.Topic)
 	return grant, nil
