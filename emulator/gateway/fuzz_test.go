@@ -25,28 +25,32 @@ func FuzzReadRequest(f *testing.F) {
 			// readBody holds at most twice what arrived, past a first chunk,
 			// and a frame's copies add up to twice its length again.
 			bound := uint64(frameChunk+4*len(data)) + 1<<20
-			grew, frames := leastAllocated(t, func() []*request { return readRequests(t, data, limit) })
+			grew, frames := leastAllocated(bound, func() []*request { return readRequests(t, data, limit) })
 			if grew > bound {
 				t.Fatalf("limit %d: reading %d bytes allocated %d, over %d", limit, len(data), grew, bound)
 			}
-			grew, _ = leastAllocated(t, func() []*request { parseBodies(frames); return nil })
-			if bound := uint64(512*len(data)) + 1<<20; grew > bound {
+			bound = uint64(512*len(data)) + 1<<20
+			grew, _ = leastAllocated(bound, func() []*request { parseBodies(frames); return nil })
+			if grew > bound {
 				t.Fatalf("decoding %d bytes of requests allocated %d, over %d", len(data), grew, bound)
 			}
 		}
 	})
 }
 
-// leastAllocated runs f three times and returns the fewest bytes the
-// process allocated during a run, so that the fuzzing engine's own
-// allocations do not count, and f's last result.
-func leastAllocated(t *testing.T, f func() []*request) (uint64, []*request) {
+// leastAllocated runs f and returns the bytes the process allocated
+// meanwhile, and f's result. Over bound it runs f twice more and keeps the
+// least figure, so that the fuzzing engine's own allocations are not blamed
+// on f while a real excess, which recurs, still shows.
+func leastAllocated(bound uint64, f func() []*request) (uint64, []*request) {
 	least := uint64(1<<64 - 1)
 	var out []*request
 	for range 3 {
 		before := allocatedBytes()
 		out = f()
-		least = min(least, allocatedBytes()-before)
+		if least = min(least, allocatedBytes()-before); least <= bound {
+			break
+		}
 	}
 	return least, out
 }
@@ -102,7 +106,7 @@ func hostileFrames() [][]byte {
 		{0, 0},
 		size(0),
 		size(0x7fffffff, 0, 18, 0, 3), // the largest int32 size, then a trickle
-		size(90<<20, bytes.Repeat([]byte{0}, 4096)...),      // the 90 MiB frame, 4 KiB of it sent
+		size(90<<20, bytes.Repeat([]byte{0}, 16)...),        // the 90 MiB frame, a trickle of it sent
 		size(100<<20+1, 0, 17, 0, 1),                        // one byte over the authenticated limit
 		size(preAuthMaxFrame+1, 0, 17, 0, 1),                // one byte over the unauthenticated limit
 		size(0xffffffff),                                    // -1
@@ -119,8 +123,9 @@ func hostileFrames() [][]byte {
 		[]byte("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"),                                                 // the wrong protocol
 	}
 	seeds = append(seeds, ok...)
-	seeds = append(seeds, bytes.Join(ok, nil))                          // a whole session's frames back to back
-	seeds = append(seeds, append(bytes.Join(ok, nil), size(90<<20)...)) // then a huge declaration
+	sasl := bytes.Join(ok[:3], nil)
+	seeds = append(seeds, sasl)                          // SASL's frames back to back
+	seeds = append(seeds, append(sasl, size(90<<20)...)) // then a huge declaration
 	return seeds
 }
 
