@@ -30,8 +30,9 @@ const (
 // testAuth is an Authenticator over a table of passwords, standing in for
 // the emulator's connection-string check.
 type testAuth struct {
-	mu     sync.Mutex
-	grants map[string]Grant // password → grant
+	mu      sync.Mutex
+	grants  map[string]Grant // password → grant
+	panicOn string           // a password that makes the authenticator panic
 }
 
 func (a *testAuth) authenticate(_ context.Context, user, pass string) (Grant, error) {
@@ -40,6 +41,9 @@ func (a *testAuth) authenticate(_ context.Context, user, pass string) (Grant, er
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.panicOn != "" && pass == a.panicOn {
+		panic("authenticator bug")
+	}
 	g, ok := a.grants[pass]
 	if !ok {
 		return Grant{}, errors.New("SharedAccessKey does not match any key of this Eventstream")

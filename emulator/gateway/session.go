@@ -90,6 +90,7 @@ func newSession(g *Gateway, c net.Conn, node *nodeListener) *session {
 
 func (s *session) serve() {
 	defer s.g.wg.Done()
+	defer s.recoverPanic("reader")
 	s.log.Debug("kafka gateway: connection opened", "local", s.client.LocalAddr().String())
 	s.g.wg.Add(1)
 	go s.writeLoop()
@@ -219,6 +220,7 @@ func (s *session) dial() error {
 // writeLoop writes the responses owed to the client, in order.
 func (s *session) writeLoop() {
 	defer s.g.wg.Done()
+	defer s.recoverPanic("writer")
 	for {
 		var p pending
 		select {
