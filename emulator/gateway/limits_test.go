@@ -57,10 +57,10 @@ func TestChattyClientClosedAtAuthDeadline(t *testing.T) {
 
 // TestAuthenticatedClientOutlivesAuthDeadline: the deadline ends with SASL.
 func TestAuthenticatedClientOutlivesAuthDeadline(t *testing.T) {
-	e := newEnvWith(t, []Option{WithAuthTimeout(300 * time.Millisecond)})
+	e := newEnvWith(t, []Option{WithAuthTimeout(2 * time.Second)})
 	rc := dialRaw(t, e.gw.Addr())
 	rc.authenticate(e.grant("k1", testTopic, ""))
-	time.Sleep(700 * time.Millisecond)
+	time.Sleep(2500 * time.Millisecond)
 	md := kmsg.NewPtrMetadataRequest()
 	md.SetVersion(4)
 	resp := rc.roundTrip(md).(*kmsg.MetadataResponse)
