@@ -17,8 +17,8 @@ const defaultAuthTimeout = 10 * time.Second
 // host, a key name, a 44-character key and an entity path of at most a few
 // hundred characters each). 64 KiB is over 60 times that, and eight
 // connections that declare it hold half a MiB. Apache Kafka's equivalent,
-// sasl.server.max.receive.size, is 512 KiB because it also serves GSSAPI and
-// OAUTHBEARER tokens, which this endpoint does not offer.
+// sasl.server.max.receive.size, is 512 KiB so as to fit custom mechanisms;
+// its documentation notes that PLAIN can use a much smaller limit.
 const preAuthMaxFrame = 64 << 10
 
 // frameLimit is the largest request frame the session reads now: small

@@ -11,7 +11,8 @@ import (
 )
 
 // maxFrame bounds one request frame of an authenticated client, or a
-// rewritten response frame.
+// rewritten response frame: 100 MiB, Apache Kafka's default for
+// socket.request.max.bytes.
 const maxFrame = 100 << 20
 
 // errFrameSize marks a frame whose declared size is negative or over the
