@@ -23,6 +23,12 @@
 // transactions, configs, …) close the connection, and ApiVersions stops
 // advertising them.
 //
+// A connection has 10 seconds (WithAuthTimeout) from its opening to finish
+// SASL, and until it has, a request frame over 64 KiB closes it, as a broker
+// closes a connection on a frame size it refuses. After SASL a frame may be
+// up to 100 MiB. Either way a frame's buffer grows as its bytes arrive, so a
+// client that declares a large frame and sends little of it holds little.
+//
 // TLS is not offered: the endpoint is SASL_PLAINTEXT. Clients configured for
 // Fabric with SASL_SSL switch the security protocol to SASL_PLAINTEXT and keep
 // everything else.

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // Grant is what an authenticated connection may do.
@@ -47,11 +48,12 @@ type Authenticator func(ctx context.Context, username, password string) (Grant, 
 // Gateway is a Kafka endpoint that authenticates clients with SASL PLAIN and
 // forwards their requests, restricted to their Grant, to an upstream cluster.
 type Gateway struct {
-	upstream   []string
-	auth       Authenticator
-	listenAddr string
-	advertised string
-	log        *slog.Logger
+	upstream    []string
+	auth        Authenticator
+	listenAddr  string
+	advertised  string
+	log         *slog.Logger
+	authTimeout time.Duration
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -87,14 +89,15 @@ func New(upstream []string, auth Authenticator, opts ...Option) (*Gateway, error
 		return nil, errors.New("new gateway: nil authenticator")
 	}
 	g := &Gateway{
-		upstream:   append([]string(nil), upstream...),
-		auth:       auth,
-		listenAddr: "127.0.0.1:0",
-		log:        slog.Default(),
-		nodes:      map[int32]*nodeListener{},
-		sessions:   map[*session]struct{}{},
-		byKey:      map[string]map[*session]struct{}{},
-		topicIDs:   map[[16]byte]string{},
+		upstream:    append([]string(nil), upstream...),
+		auth:        auth,
+		listenAddr:  "127.0.0.1:0",
+		log:         slog.Default(),
+		authTimeout: defaultAuthTimeout,
+		nodes:       map[int32]*nodeListener{},
+		sessions:    map[*session]struct{}{},
+		byKey:       map[string]map[*session]struct{}{},
+		topicIDs:    map[[16]byte]string{},
 	}
 	for _, o := range opts {
 		o(g)

@@ -30,8 +30,9 @@ const (
 // testAuth is an Authenticator over a table of passwords, standing in for
 // the emulator's connection-string check.
 type testAuth struct {
-	mu     sync.Mutex
-	grants map[string]Grant // password → grant
+	mu      sync.Mutex
+	grants  map[string]Grant // password → grant
+	panicOn string           // a password that makes the authenticator panic
 }
 
 func (a *testAuth) authenticate(_ context.Context, user, pass string) (Grant, error) {
@@ -40,6 +41,9 @@ func (a *testAuth) authenticate(_ context.Context, user, pass string) (Grant, er
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.panicOn != "" && pass == a.panicOn {
+		panic("authenticator bug")
+	}
 	g, ok := a.grants[pass]
 	if !ok {
 		return Grant{}, errors.New("SharedAccessKey does not match any key of this Eventstream")
@@ -95,6 +99,12 @@ type env struct {
 
 func newEnv(t testing.TB, kopts ...kfake.Opt) *env {
 	t.Helper()
+	return newEnvWith(t, nil, kopts...)
+}
+
+// newEnvWith is newEnv with gateway options added to the test's own.
+func newEnvWith(t testing.TB, gopts []Option, kopts ...kfake.Opt) *env {
+	t.Helper()
 	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(2, testTopic, otherTopic)}, kopts...)...)
 	if err != nil {
 		t.Fatalf("start kfake: %v", err)
@@ -102,7 +112,7 @@ func newEnv(t testing.TB, kopts ...kfake.Opt) *env {
 	t.Cleanup(c.Close)
 	e := &env{t: t, cluster: c, auth: &testAuth{grants: map[string]Grant{}}, logs: &logBuffer{t: t}}
 	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	gw, err := New(c.ListenAddrs(), e.auth.authenticate, WithLogger(log))
+	gw, err := New(c.ListenAddrs(), e.auth.authenticate, append([]Option{WithLogger(log)}, gopts...)...)
 	if err != nil {
 		t.Fatalf("new gateway: %v", err)
 	}

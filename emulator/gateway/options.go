@@ -1,6 +1,9 @@
 package gateway
 
-import "log/slog"
+import (
+	"log/slog"
+	"time"
+)
 
 // Option configures a Gateway.
 type Option func(*Gateway)
@@ -25,6 +28,19 @@ func WithLogger(l *slog.Logger) Option {
 	return func(g *Gateway) {
 		if l != nil {
 			g.log = l
+		}
+	}
+}
+
+// WithAuthTimeout sets how long a new connection has to finish SASL
+// authentication (default 10 s). The deadline counts from the connection's
+// opening, however many requests the client sends meanwhile; a connection
+// still unauthenticated when it passes is closed. A zero or negative d keeps
+// the default.
+func WithAuthTimeout(d time.Duration) Option {
+	return func(g *Gateway) {
+		if d > 0 {
+			g.authTimeout = d
 		}
 	}
 }

@@ -19,10 +19,10 @@ const (
 	// maxInFlight bounds the responses a connection may owe its client.
 	maxInFlight = 128
 	// maxPassThrough bounds a response forwarded without being parsed.
-	maxPassThrough int32 = 1 << 30
-	dialTimeout          = 10 * time.Second
-	authTimeout          = 10 * time.Second
-	bufSize              = 64 << 10
+	maxPassThrough   int32 = 1 << 30
+	dialTimeout            = 10 * time.Second
+	authCheckTimeout       = 10 * time.Second
+	bufSize                = 64 << 10
 )
 
 // session is one client connection and its upstream connection.
@@ -73,6 +73,8 @@ type action struct {
 }
 
 func newSession(g *Gateway, c net.Conn, node *nodeListener) *session {
+	// Until SASL completes, reads and writes share one deadline.
+	c.SetDeadline(time.Now().Add(g.authTimeout))
 	return &session{
 		g:         g,
 		node:      node,
@@ -88,6 +90,7 @@ func newSession(g *Gateway, c net.Conn, node *nodeListener) *session {
 
 func (s *session) serve() {
 	defer s.g.wg.Done()
+	defer s.recoverPanic("reader")
 	s.log.Debug("kafka gateway: connection opened", "local", s.client.LocalAddr().String())
 	s.g.wg.Add(1)
 	go s.writeLoop()
@@ -103,9 +106,9 @@ func (s *session) serve() {
 // the writer goroutine is left to close the connection after a last answer.
 func (s *session) readLoop() error {
 	for {
-		frame, err := readFrame(s.cr)
+		frame, err := readFrame(s.cr, s.frameLimit())
 		if err != nil {
-			return err
+			return s.readFailed(err)
 		}
 		var a action
 		var r *request
@@ -217,6 +220,7 @@ func (s *session) dial() error {
 // writeLoop writes the responses owed to the client, in order.
 func (s *session) writeLoop() {
 	defer s.g.wg.Done()
+	defer s.recoverPanic("writer")
 	for {
 		var p pending
 		select {
@@ -259,7 +263,7 @@ func (s *session) respond(p pending) error {
 			return fmt.Errorf("copy response: %w", err)
 		}
 	default:
-		frame, err := readFrame(s.ur)
+		frame, err := readFrame(s.ur, maxFrame)
 		if err != nil {
 			return fmt.Errorf("read upstream: %w", err)
 		}
@@ -315,7 +319,7 @@ func (s *session) checkPlain(token []byte) (Grant, error) {
 		s.log.Warn("kafka gateway: authentication refused", "err", err)
 		return Grant{}, err
 	}
-	ctx, cancel := context.WithTimeout(s.g.ctx, authTimeout)
+	ctx, cancel := context.WithTimeout(s.g.ctx, authCheckTimeout)
 	defer cancel()
 	grant, err := s.g.auth(ctx, user, pass)
 	if err != nil {
@@ -323,6 +327,7 @@ func (s *session) checkPlain(token []byte) (Grant, error) {
 		return Grant{}, err
 	}
 	s.authed, s.grant = true, grant
+	s.client.SetDeadline(time.Time{})
 	s.g.register(s, grant.KeyID)
 	s.log.Debug("kafka gateway: authenticated", "key", grant.KeyID, "topic", grant.Topic)
 	return grant, nil

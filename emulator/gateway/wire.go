@@ -10,34 +10,42 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// maxFrame bounds one request or rewritten response frame.
+// maxFrame bounds one request frame of an authenticated client, or a
+// rewritten response frame: 100 MiB, Apache Kafka's default for
+// socket.request.max.bytes.
 const maxFrame = 100 << 20
 
-// readFrame reads one size-prefixed frame and returns its body.
-func readFrame(r *bufio.Reader) ([]byte, error) {
-	n, err := readSize(r, maxFrame)
+// errFrameSize marks a frame whose declared size is negative or over the
+// limit; Kafka brokers close the connection on such a frame.
+var errFrameSize = errors.New("invalid frame size")
+
+// readFrame reads one size-prefixed frame of at most limit bytes and returns
+// its body. The body's buffer grows as bytes arrive, so a declared size
+// costs memory only once the client sends it.
+func readFrame(r io.Reader, limit int32) ([]byte, error) {
+	n, err := readSize(r, limit)
 	if err != nil {
 		return nil, err
 	}
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(r, buf); err != nil {
+	buf, err := readBody(r, n)
+	if err != nil {
 		return nil, fmt.Errorf("read frame: %w", err)
 	}
 	return buf, nil
 }
 
 // readSize reads a frame's int32 size and checks it against limit.
-func readSize(r *bufio.Reader, limit int32) (int, error) {
+func readSize(r io.Reader, limit int32) (int, error) {
 	var b [4]byte
 	if _, err := io.ReadFull(r, b[:]); err != nil {
 		return 0, err
 	}
 	n := int32(binary.BigEndian.Uint32(b[:]))
 	if n < 0 {
-		return 0, fmt.Errorf("read frame: negative size %d", n)
+		return 0, fmt.Errorf("read frame: %w: negative size %d", errFrameSize, n)
 	}
 	if n > limit {
-		return 0, fmt.Errorf("read frame: size %d over the %d byte limit", n, limit)
+		return 0, fmt.Errorf("read frame: %w: %d bytes over the %d byte limit", errFrameSize, n, limit)
 	}
 	return int(n), nil
 }
