@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -22,7 +25,9 @@ import (
 // cleanly, the Lakehouse destination's Delta table, read by the Go reader,
 // must hold every acknowledged event exactly once and an unacknowledged
 // one at most once. Each event is sent once (a failed batch is never
-// retried), so a row seen twice can only be the emulator's doing.
+// retried), so a row seen twice can only be the emulator's doing. The test
+// then shows it can fail: a copy of the table with one data file committed
+// a second time must be refused by the same check.
 
 const (
 	sigkillRounds = 5
@@ -175,7 +180,7 @@ func TestSIGKILLLoop(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed))
 	t.Logf("kill schedule seed %d", seed)
 	for round := 1; round <= sigkillRounds; round++ {
-		time.Sleep(time.Duration(2000+rng.Intn(2500)) * time.Millisecond)
+		time.Sleep(time.Duration(1500+rng.Intn(2000)) * time.Millisecond)
 		pr.set(nil, round)
 		p.kill(t)
 		p = startProc(t, bin, data, logPath)
@@ -197,9 +202,61 @@ func TestSIGKILLLoop(t *testing.T) {
 	if bad := exactlyOnce(pr.led, ids, 20); len(bad) > 0 {
 		t.Fatalf("%d rows, %d acknowledged events:\n%v\nlog:\n%s", len(ids), len(pr.led.acked), bad, tail(logPath))
 	}
+	tampered := duplicateOneFile(t, fx.tableDir, version)
+	dupIDs, _, err := tableIDs(tampered)
+	if err != nil {
+		t.Fatalf("read the tampered copy: %v", err)
+	}
+	if bad := exactlyOnce(pr.led, dupIDs, 3); len(bad) == 0 {
+		t.Fatalf("a copy of the table with one data file committed twice (%d rows) passes the check", len(dupIDs))
+	} else {
+		t.Logf("the check refuses a copy with one data file committed twice: %v", bad)
+	}
 	for round := 0; round <= sigkillRounds; round++ {
 		if pr.perEpoc[round] == 0 {
 			t.Errorf("process %d (after %d kills) acknowledged no event", round, round)
 		}
 	}
+}
+
+// duplicateOneFile copies the table at dir and, in the copy, commits one of
+// its data files a second time under another name: the table then holds
+// that file's rows twice, as a writer that replayed a batch would leave it.
+// It returns the copy's directory.
+func duplicateOneFile(t *testing.T, dir string, version int64) string {
+	t.Helper()
+	cp := filepath.Join(t.TempDir(), "tampered")
+	if err := os.CopyFS(cp, os.DirFS(dir)); err != nil {
+		t.Fatalf("copy the table: %v", err)
+	}
+	logDir := filepath.Join(cp, "_delta_log")
+	for v := version; v >= 0; v-- {
+		raw, err := os.ReadFile(filepath.Join(logDir, fmt.Sprintf("%020d.json", v)))
+		if err != nil {
+			t.Fatalf("read commit %d: %v", v, err)
+		}
+		for _, line := range strings.Split(string(raw), "\n") {
+			var act map[string]map[string]any
+			if json.Unmarshal([]byte(line), &act) != nil || act["add"] == nil {
+				continue
+			}
+			add := act["add"]
+			src := add["path"].(string)
+			add["path"] = "dup-" + filepath.Base(src)
+			data, err := os.ReadFile(filepath.Join(cp, filepath.FromSlash(src)))
+			if err != nil {
+				t.Fatalf("read data file: %v", err)
+			}
+			if err := os.WriteFile(filepath.Join(cp, add["path"].(string)), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			commit, _ := json.Marshal(act)
+			if err := os.WriteFile(filepath.Join(logDir, fmt.Sprintf("%020d.json", version+1)), append(commit, '\n'), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return cp
+		}
+	}
+	t.Fatal("no add action in the table's log")
+	return ""
 }
