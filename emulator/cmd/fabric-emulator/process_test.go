@@ -73,6 +73,10 @@ func startProc(t *testing.T, bin, dataDir, logPath string) *proc {
 		_, _ = io.Copy(io.Discard, stdout)
 	}()
 	go func() { p.err = cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() { // a test that stops early leaves no process behind
+		_ = cmd.Process.Kill()
+		<-p.done
+	})
 	select {
 	case p.url = <-ready:
 		return p

@@ -174,7 +174,10 @@ func TestSIGKILLLoop(t *testing.T) {
 	pr := &producer{led: newLedger(), perEpoc: map[int]int{}, errs: map[string]int{}}
 	pr.set(c, 0)
 	stop, stopped := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	halt := func() { once.Do(func() { close(stop) }); <-stopped }
 	go func() { pr.run(fx.produce, stop); close(stopped) }()
+	t.Cleanup(halt)
 
 	seed := time.Now().UnixNano()
 	rng := rand.New(rand.NewSource(seed))
@@ -187,8 +190,7 @@ func TestSIGKILLLoop(t *testing.T) {
 		pr.set(newClient(t, p.url), round)
 	}
 	time.Sleep(2 * time.Second)
-	close(stop)
-	<-stopped
+	halt()
 	t.Logf("produced for %s: %d acknowledged, %d unacknowledged events; acknowledged by process: %v; failures: %v",
 		time.Since(start).Round(time.Second), len(pr.led.acked), len(pr.led.unacked), pr.perEpoc, pr.errs)
 
