@@ -152,3 +152,23 @@ def bundle(root: Path, served: Iterable[str] = SERVED) -> Tuple[Dict[str, Any], 
         "definitions": b.definitions,
     }
     return out, sorted(want - seen)
+
+
+def spec_shapes(root: Path) -> Set[str]:
+    """Every operation of SERVICES as "METHOD /path/{}/…" (placeholders blanked)."""
+    b = _Bundler(root)
+    return {_shape(m, p) for service in SERVICES
+            for p, item in b.load(f"{service}/swagger.json")["paths"].items() for m in item if m != "parameters"}
+
+
+def routes_go_shapes(routes_go: Path) -> Set[str]:
+    """The literal Fabric routes of emulator/api/routes.go ("METHOD /v1/…"),
+    as shapes without /v1; the typed collections' routes, built in a loop,
+    are not literal and not listed."""
+    pat = re.compile(r'a\.handle\("([A-Z]+) /v1(/[^"]*)"')
+    return {_shape(m, p) for m, p in pat.findall(routes_go.read_text(encoding="utf-8"))}
+
+
+def served_shapes() -> Set[str]:
+    """SERVED as shapes."""
+    return {_shape(*r.split(" ", 1)) for r in SERVED}

@@ -49,7 +49,7 @@ from typing import Any, Dict, List
 import pytest
 
 from conftest import REPO, Emulator, _start_emulator, _stop
-from fabric_openapi import bundle, spec_root
+from fabric_openapi import bundle, routes_go_shapes, served_shapes, spec_root, spec_shapes
 
 INSTALL = "bash scripts/install-python-deps.sh"
 MAX_EXAMPLES = int(os.environ.get("FABRICTEST_SCHEMATHESIS_EXAMPLES", "25"))
@@ -234,6 +234,29 @@ def test_every_served_route_is_described() -> None:
     """Every route of fabric_openapi.SERVED has an operation in Microsoft's
     documents (a rename there must not silently shrink the run)."""
     assert UNDESCRIBED == [], f"served routes no Microsoft document describes: {UNDESCRIBED}"
+
+
+def _built_in_a_loop(shape: str) -> bool:
+    """A route routes.go registers in a loop: a typed collection's CRUD or an
+    operation's."""
+    path = shape.split(" ", 1)[1]
+    typed = ("/eventstreams", "/lakehouses", "/eventhouses", "/kqlDatabases", "/reflexes")
+    trimmed = path[:-3] if path.endswith("/{}") else path
+    return path.startswith("/operations/") or trimmed.endswith(typed)
+
+
+def test_served_mirrors_routes_go() -> None:
+    """fabric_openapi.SERVED keeps up with emulator/api/routes.go: every
+    literal route there that Microsoft's documents describe is in SERVED,
+    and every route of SERVED that routes.go spells literally (not the typed
+    collections' or the operations', which it builds in loops) is still served."""
+    go = routes_go_shapes(REPO / "emulator" / "api" / "routes.go")
+    assert len(go) > 40, f"routes.go's routes were not found ({len(go)}): has its spelling changed?"
+    missing = sorted((go & spec_shapes(SPECS)) - served_shapes())
+    assert missing == [], f"routes.go serves operations of Microsoft's documents SERVED leaves out: {missing}"
+    literal = {s for s in served_shapes() if not _built_in_a_loop(s)}
+    gone = sorted(literal - go)
+    assert gone == [], f"SERVED lists routes routes.go no longer serves: {gone}"
 
 
 @pytest.mark.parametrize("status,ctype,body,ok", [
