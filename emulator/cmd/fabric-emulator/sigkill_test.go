@@ -63,7 +63,7 @@ type producer struct {
 	c       *client // nil while the process is down
 	epoch   int     // restarts so far
 	led     *ledger
-	perEpoc map[int]int // acknowledged events by epoch
+	perEpoch map[int]int // acknowledged events by epoch
 	errs    map[string]int
 }
 
@@ -103,7 +103,7 @@ func (p *producer) run(path string, stop <-chan struct{}) {
 			}
 		}
 		if status == 200 && err == nil {
-			p.perEpoc[epoch] += len(ids)
+			p.perEpoch[epoch] += len(ids)
 		} else {
 			p.errs[fmt.Sprintf("status %d", status)]++
 		}
@@ -171,7 +171,7 @@ func TestSIGKILLLoop(t *testing.T) {
 	p := startProc(t, bin, data, logPath)
 	c := newClient(t, p.url)
 	fx := setUp(t, c)
-	pr := &producer{led: newLedger(), perEpoc: map[int]int{}, errs: map[string]int{}}
+	pr := &producer{led: newLedger(), perEpoch: map[int]int{}, errs: map[string]int{}}
 	pr.set(c, 0)
 	stop, stopped := make(chan struct{}), make(chan struct{})
 	var once sync.Once
@@ -192,7 +192,7 @@ func TestSIGKILLLoop(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	halt()
 	t.Logf("produced for %s: %d acknowledged, %d unacknowledged events; acknowledged by process: %v; failures: %v",
-		time.Since(start).Round(time.Second), len(pr.led.acked), len(pr.led.unacked), pr.perEpoc, pr.errs)
+		time.Since(start).Round(time.Second), len(pr.led.acked), len(pr.led.unacked), pr.perEpoch, pr.errs)
 
 	waitDrained(t, fx.tableDir, pr.led)
 	p.stop(t, logPath)
@@ -215,7 +215,7 @@ func TestSIGKILLLoop(t *testing.T) {
 		t.Logf("the check refuses a copy with one data file committed twice: %v", bad)
 	}
 	for round := 0; round <= sigkillRounds; round++ {
-		if pr.perEpoc[round] == 0 {
+		if pr.perEpoch[round] == 0 {
 			t.Errorf("process %d (after %d kills) acknowledged no event", round, round)
 		}
 	}
