@@ -59,12 +59,12 @@ func setUp(t *testing.T, c *client) fixture {
 
 // producer posts batches to whichever process is up.
 type producer struct {
-	mu      sync.Mutex
-	c       *client // nil while the process is down
-	epoch   int     // restarts so far
-	led     *ledger
+	mu       sync.Mutex
+	c        *client // nil while the process is down
+	epoch    int     // restarts so far
+	led      *ledger
 	perEpoch map[int]int // acknowledged events by epoch
-	errs    map[string]int
+	errs     map[string]int
 }
 
 func (p *producer) set(c *client, epoch int) {
