@@ -183,7 +183,7 @@ func TestSIGKILLLoop(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed))
 	t.Logf("kill schedule seed %d", seed)
 	for round := 1; round <= sigkillRounds; round++ {
-		time.Sleep(time.Duration(1500+rng.Intn(2000)) * time.Millisecond)
+		time.Sleep(time.Duration(1200+rng.Intn(1500)) * time.Millisecond)
 		pr.set(nil, round)
 		p.kill(t)
 		p = startProc(t, bin, data, logPath)
