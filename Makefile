@@ -29,9 +29,15 @@ test-deps:
 	bash scripts/install-test-deps.sh
 	bash scripts/install-python-deps.sh
 
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+# go vet, staticcheck and ruff, with and without the container tag.
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags container ./...
+	$(GO) run $(STATICCHECK) ./...
+	$(GO) run $(STATICCHECK) -tags container ./...
+	.cache/venv/bin/ruff check python/
 
 # Every script on its "work to do" path (images rebuilt, a fresh venv), then
 # on its "up to date" path, and shellcheck on all of them.

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any
 
 from .kafka_schema import KafkaRecord
 from .options import EndSpec, KafkaOptionError, assign_partitions
 
-Offsets = Dict[str, Dict[int, int]]
+Offsets = dict[str, dict[int, int]]
 
 # Spark/Java consumer keys with no kafka-python meaning that are safe to drop.
 _IGNORED_KEYS = {
@@ -37,18 +38,18 @@ _IGNORED_KEYS = {
 class ConsumeResult:
     """Records read plus the range each partition was read over."""
 
-    records: List[KafkaRecord]
+    records: list[KafkaRecord]
     start: Offsets = field(default_factory=dict)
     end: Offsets = field(default_factory=dict)
 
 
-def client_config(kafka_params: Mapping[str, str], defaults: Mapping[str, Any], role: str) -> Dict[str, Any]:
+def client_config(kafka_params: Mapping[str, str], defaults: Mapping[str, Any], role: str) -> dict[str, Any]:
     """Spark ``kafka.*`` params (prefix stripped) → kafka-python kwargs.
 
     ``defaults`` is the kafka-python client's ``DEFAULT_CONFIG`` (consumer or
     producer); ``role`` names the path in error messages.
     """
-    cfg: Dict[str, Any] = {}
+    cfg: dict[str, Any] = {}
     params = {k.lower(): (k, v) for k, v in kafka_params.items()}
     for lkey, (key, value) in params.items():
         opt = "kafka." + key
@@ -94,14 +95,14 @@ def client_config(kafka_params: Mapping[str, str], defaults: Mapping[str, Any], 
     return cfg
 
 
-def consumer_config(kafka_params: Mapping[str, str]) -> Dict[str, Any]:
+def consumer_config(kafka_params: Mapping[str, str]) -> dict[str, Any]:
     """Spark ``kafka.*`` consumer params → ``KafkaConsumer`` kwargs."""
     from kafka import KafkaConsumer
 
     return client_config(kafka_params, KafkaConsumer.DEFAULT_CONFIG, "read")
 
 
-def _topic_partitions(consumer: Any, kind: str, value: str) -> List[Tuple[str, int]]:
+def _topic_partitions(consumer: Any, kind: str, value: str) -> list[tuple[str, int]]:
     if kind == "assign":
         return sorted((t, p) for t, ps in assign_partitions(value).items() for p in ps)
     if kind == "subscribe":
@@ -109,7 +110,7 @@ def _topic_partitions(consumer: Any, kind: str, value: str) -> List[Tuple[str, i
     else:
         pattern = re.compile(value)
         topics = sorted(t for t in consumer.topics() if pattern.fullmatch(t))
-    out: List[Tuple[str, int]] = []
+    out: list[tuple[str, int]] = []
     for t in topics:
         parts = consumer.partitions_for_topic(t)
         if parts is None:  # metadata not loaded yet, or no such topic
@@ -119,9 +120,9 @@ def _topic_partitions(consumer: Any, kind: str, value: str) -> List[Tuple[str, i
     return out
 
 
-def _resolve(spec: EndSpec, name: str, tps: List[Tuple[str, int]], low: Dict, high: Dict,
-             default_missing: Optional[str]) -> Dict[Tuple[str, int], int]:
-    out: Dict[Tuple[str, int], int] = {}
+def _resolve(spec: EndSpec, name: str, tps: list[tuple[str, int]], low: dict, high: dict,
+             default_missing: str | None) -> dict[tuple[str, int], int]:
+    out: dict[tuple[str, int], int] = {}
     if isinstance(spec, str):
         for tp in tps:
             out[tp] = low[tp] if spec == "earliest" else high[tp]
@@ -150,7 +151,7 @@ def consume(
     *,
     fail_on_data_loss: bool = True,
     poll_timeout_ms: int = 120_000,
-    partitions_default_missing: Optional[str] = None,
+    partitions_default_missing: str | None = None,
 ) -> ConsumeResult:
     """Read the records of every subscribed partition in ``[starting, ending)``.
 
@@ -189,7 +190,7 @@ def consume(
                     "endingOffsets", f"The start offset {start[tp]} of {tp[0]}-{tp[1]} is after its end offset "
                                      f"{end[tp]}")
         pending = {tp: TopicPartition(*tp) for tp in tps if start[tp] < end[tp]}
-        records: List[KafkaRecord] = []
+        records: list[KafkaRecord] = []
         if pending:
             consumer.assign(list(pending.values()))
             for tp, ktp in pending.items():
@@ -221,7 +222,7 @@ def consume(
                         f"before the end offsets of {sorted(pending)}")
         records.sort(key=lambda r: (r.topic, r.partition, r.offset))
 
-        def nest(m: Dict[Tuple[str, int], int]) -> Offsets:
+        def nest(m: dict[tuple[str, int], int]) -> Offsets:
             out: Offsets = {}
             for (t, p), o in m.items():
                 out.setdefault(t, {})[p] = o

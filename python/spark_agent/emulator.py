@@ -20,14 +20,15 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Union
+from typing import Any
 
 DEFAULT_URL = "http://127.0.0.1:5080"
 URL_ENV = "FABRIC_EMULATOR_URL"
 TOKEN_ENV = "FABRIC_EMULATOR_TOKEN"
 
-TokenSource = Union[str, Callable[[], str], None]
+TokenSource = str | Callable[[], str] | None
 
 
 class FabricApiError(RuntimeError):
@@ -46,8 +47,8 @@ class FabricApiError(RuntimeError):
         *,
         method: str = "",
         url: str = "",
-        request_id: Optional[str] = None,
-        body: Optional[Mapping[str, Any]] = None,
+        request_id: str | None = None,
+        body: Mapping[str, Any] | None = None,
     ) -> None:
         self.status = status
         self.error_code = error_code
@@ -70,11 +71,11 @@ class Source:
     bootstrap_servers: str
     topic: str
     security_protocol: str = "PLAINTEXT"
-    workspace_id: Optional[str] = None
-    raw: Dict[str, Any] = field(default_factory=dict)
+    workspace_id: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_json(cls, body: Mapping[str, Any]) -> "Source":
+    def from_json(cls, body: Mapping[str, Any]) -> Source:
         return cls(
             item_id=str(body.get("itemId", "")),
             datasource_id=str(body.get("datasourceId", "")),
@@ -85,7 +86,7 @@ class Source:
             raw=dict(body),
         )
 
-    def kafka_options(self) -> Dict[str, str]:
+    def kafka_options(self) -> dict[str, str]:
         """The Spark Kafka options this source becomes (JVM rewrite).
 
         ``kafka.bootstrap.servers`` and ``subscribe``, plus the security options
@@ -129,10 +130,10 @@ class EmulatorClient:
     ``TokenExpired``).
     """
 
-    def __init__(self, url: Optional[str] = None, token: TokenSource = None, *, timeout: float = 60.0) -> None:
+    def __init__(self, url: str | None = None, token: TokenSource = None, *, timeout: float = 60.0) -> None:
         self.url = (url or os.environ.get(URL_ENV) or DEFAULT_URL).rstrip("/")
         self._token_source = token if token is not None else (os.environ.get(TOKEN_ENV) or None)
-        self._token: Optional[str] = None
+        self._token: str | None = None
         self._lock = threading.Lock()
         self.timeout = timeout
 
@@ -154,8 +155,8 @@ class EmulatorClient:
             return self._token
 
     # -- raw HTTP --------------------------------------------------------------
-    def _request(self, method: str, path: str, *, token: Optional[str], body: Any = None,
-                 query: Optional[Mapping[str, Any]] = None) -> Any:
+    def _request(self, method: str, path: str, *, token: str | None, body: Any = None,
+                 query: Mapping[str, Any] | None = None) -> Any:
         url = self.url + path
         if query:
             q = {k: v for k, v in query.items() if v is not None}
@@ -198,7 +199,7 @@ class EmulatorClient:
             ) from None
         return json.loads(raw) if raw else None
 
-    def call(self, method: str, path: str, *, body: Any = None, query: Optional[Mapping[str, Any]] = None) -> Any:
+    def call(self, method: str, path: str, *, body: Any = None, query: Mapping[str, Any] | None = None) -> Any:
         """One authenticated call; a ``TokenExpired`` answer re-mints once."""
         try:
             return self._request(method, path, token=self.token(), body=body, query=query)
@@ -222,11 +223,11 @@ class EmulatorClient:
         item_id: str,
         datasource_id: str,
         *,
-        starting_offsets: Optional[str] = None,
-        ending_offsets: Optional[str] = None,
+        starting_offsets: str | None = None,
+        ending_offsets: str | None = None,
         page_records: int = 100_000,
-        timeout_ms: Optional[int] = None,
-    ) -> Iterator[Dict[str, Any]]:
+        timeout_ms: int | None = None,
+    ) -> Iterator[dict[str, Any]]:
         """Pages of the consume route, following ``nextOffsets`` until ``complete``.
 
         The first page reads from ``starting_offsets``; each following page

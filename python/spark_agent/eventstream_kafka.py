@@ -38,7 +38,8 @@ from __future__ import annotations
 import json
 import sys
 import weakref
-from typing import Any, Callable, Dict, Optional, Tuple
+from collections.abc import Callable
+from typing import Any
 
 from .emulator import EmulatorClient, FabricApiError, Source, TokenSource
 from .options import EVENTSTREAM_DATASOURCE_ID, EVENTSTREAM_ITEM_ID, KafkaOptionError, SourceOptions
@@ -89,7 +90,7 @@ class Agent:
                 f"could not be resolved by the Fabric emulator at {self.client.url}: {e.message}",
                 method=e.method, url=e.url, request_id=e.request_id, body=e.body) from None
 
-    def rewrite(self, opts: SourceOptions) -> Optional[Dict[str, str]]:
+    def rewrite(self, opts: SourceOptions) -> dict[str, str] | None:
         """JVM path: the options to hand the real Kafka source, or ``None`` when
         the read has no ``eventstream.*`` options (left untouched)."""
         ids = opts.eventstream_ids()
@@ -103,7 +104,7 @@ class Agent:
         return out
 
     # -- the driver-side (Sail) read ---------------------------------------------
-    def kafka_plan(self, opts: SourceOptions, *, streaming: bool, user_schema: Optional[str]) -> Any:
+    def kafka_plan(self, opts: SourceOptions, *, streaming: bool, user_schema: str | None) -> Any:
         """A :class:`spark_agent.sail.KafkaSourcePlan` for one ``format("kafka")`` read."""
         from . import driver_consume
         from .kafka_schema import record_from_emulator
@@ -148,7 +149,7 @@ class Agent:
                                                             "Kafka")
             client = self.client
 
-            def read(override: Optional[Dict[str, Dict[int, int]]]) -> ReadResult:
+            def read(override: dict[str, dict[int, int]] | None) -> ReadResult:
                 start = offsets_json(override) if override else start_raw
                 records, end = [], {}
                 for page in client.consume_pages(item, ds, starting_offsets=start, ending_offsets=end_raw):
@@ -168,7 +169,7 @@ class Agent:
                 start_spec, end_spec = opts.offsets(streaming=False)
             poll_ms = int(opts.get("kafkaConsumer.pollTimeoutMs") or 120_000)
 
-            def read(override: Optional[Dict[str, Dict[int, int]]]) -> ReadResult:
+            def read(override: dict[str, dict[int, int]] | None) -> ReadResult:
                 res = driver_consume.consume(
                     params, kind, value, override or start_spec, end_spec,
                     fail_on_data_loss=fail_on_data_loss, poll_timeout_ms=poll_ms,
@@ -190,8 +191,8 @@ def _note(msg: str) -> None:
 
 # -- installation ------------------------------------------------------------------
 
-_AGENTS: "weakref.WeakKeyDictionary[Any, Agent]" = weakref.WeakKeyDictionary()
-_ORIGINALS: Dict[Tuple[type, str], Callable[..., Any]] = {}
+_AGENTS: weakref.WeakKeyDictionary[Any, Agent] = weakref.WeakKeyDictionary()
+_ORIGINALS: dict[tuple[type, str], Callable[..., Any]] = {}
 
 
 def _is_connect(spark: Any) -> bool:
@@ -202,7 +203,7 @@ def _is_connect(spark: Any) -> bool:
     return isinstance(spark, ConnectSession)
 
 
-def install(spark: Any, emulator_url: Optional[str] = None, token: TokenSource = None, *,
+def install(spark: Any, emulator_url: str | None = None, token: TokenSource = None, *,
             engine: str = "auto") -> Agent:
     """Install the adapter on ``spark``; returns the :class:`Agent`.
 
@@ -237,7 +238,7 @@ def uninstall(spark: Any) -> None:
     _AGENTS.pop(spark, None)
 
 
-def installed(spark: Any) -> Optional[Agent]:
+def installed(spark: Any) -> Agent | None:
     """The :class:`Agent` installed on ``spark``, if any."""
     try:
         return _AGENTS.get(spark)
@@ -272,7 +273,7 @@ def _patch_classic() -> None:
         _patch(cls, "load", _classic_load)
 
 
-def _state(reader: Any) -> Dict[str, Any]:
+def _state(reader: Any) -> dict[str, Any]:
     st = reader.__dict__.get("_fabrictest")
     if st is None:
         st = reader.__dict__["_fabrictest"] = {"format": None, "options": {}, "held": {}}
@@ -307,7 +308,7 @@ def _classic_options(orig: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _classic_load(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def load(self: Any, path: Any = None, format: Optional[str] = None, schema: Any = None, **options: Any) -> Any:
+    def load(self: Any, path: Any = None, format: str | None = None, schema: Any = None, **options: Any) -> Any:
         if format is not None:
             self.format(format)
         if schema is not None:
@@ -359,7 +360,7 @@ def _patch_connect() -> None:
 
 def _connect_load(streaming: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     def make(orig: Callable[..., Any]) -> Callable[..., Any]:
-        def load(self: Any, path: Any = None, format: Optional[str] = None, schema: Any = None,
+        def load(self: Any, path: Any = None, format: str | None = None, schema: Any = None,
                  **options: Any) -> Any:
             agent = installed(self._client)
             fmt = format if format is not None else self._format
@@ -413,8 +414,8 @@ def _connect_foreach(orig: Callable[..., Any]) -> Callable[..., Any]:
     return foreach
 
 
-def _apply_start_args(w: Any, format: Optional[str], outputMode: Optional[str], partitionBy: Any,
-                      queryName: Optional[str], options: Dict[str, Any]) -> None:
+def _apply_start_args(w: Any, format: str | None, outputMode: str | None, partitionBy: Any,
+                      queryName: str | None, options: dict[str, Any]) -> None:
     w.options(**options)
     if outputMode is not None:
         w.outputMode(outputMode)
@@ -427,8 +428,8 @@ def _apply_start_args(w: Any, format: Optional[str], outputMode: Optional[str], 
 
 
 def _connect_start(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def start(self: Any, path: Optional[str] = None, format: Optional[str] = None, outputMode: Optional[str] = None,
-              partitionBy: Any = None, queryName: Optional[str] = None, **options: Any) -> Any:
+    def start(self: Any, path: str | None = None, format: str | None = None, outputMode: str | None = None,
+              partitionBy: Any = None, queryName: str | None = None, **options: Any) -> Any:
         if not _driver_writer(self):
             return orig(self, path, format, outputMode, partitionBy, queryName, **options)
         from .sail import run_micro_batch
@@ -439,8 +440,8 @@ def _connect_start(orig: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _connect_to_table(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def toTable(self: Any, tableName: str, format: Optional[str] = None, outputMode: Optional[str] = None,
-                partitionBy: Any = None, queryName: Optional[str] = None, **options: Any) -> Any:
+    def toTable(self: Any, tableName: str, format: str | None = None, outputMode: str | None = None,
+                partitionBy: Any = None, queryName: str | None = None, **options: Any) -> Any:
         if not _driver_writer(self):
             return orig(self, tableName, format, outputMode, partitionBy, queryName, **options)
         from .sail import run_micro_batch
@@ -451,7 +452,7 @@ def _connect_to_table(orig: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _connect_save(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def save(self: Any, path: Optional[str] = None, format: Optional[str] = None, mode: Optional[str] = None,
+    def save(self: Any, path: str | None = None, format: str | None = None, mode: str | None = None,
              partitionBy: Any = None, **options: Any) -> None:
         agent = installed(self._spark)
         fmt = format if format is not None else self._write.source

@@ -21,7 +21,6 @@ from __future__ import annotations
 import glob
 import os
 from pathlib import Path
-from typing import List, Optional
 
 INSTALL_HINT = "run scripts/install-spark-deps.sh"
 
@@ -49,7 +48,7 @@ def jar_dir() -> Path:
     return Path(env) if env else repo_root() / ".cache" / "spark-jars"
 
 
-def kafka_jars() -> List[str]:
+def kafka_jars() -> list[str]:
     """Absolute paths of the Kafka source jars; fails naming the installer when one is missing."""
     d = jar_dir()
     missing = [j for j in KAFKA_JARS if not (d / j).is_file()]
@@ -58,7 +57,7 @@ def kafka_jars() -> List[str]:
     return [str(d / j) for j in KAFKA_JARS]
 
 
-def check_spark_home(home: Optional[Path] = None) -> Path:
+def check_spark_home(home: Path | None = None) -> Path:
     home = home or spark_home()
     if not (home / "bin" / "spark-submit").is_file() or not glob.glob(str(home / "jars" / "spark-sql_2.13-3.5.5.jar")):
         raise FileNotFoundError(f"no Scala 2.13 Spark 3.5.5 at {home} (bin/spark-submit, jars/spark-sql_2.13-3.5.5.jar); "

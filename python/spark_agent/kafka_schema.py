@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, List, Optional, Sequence, Tuple
+from typing import Any
 
 from pyspark.sql.types import (
     ArrayType,
@@ -51,17 +52,17 @@ def kafka_schema(include_headers: bool = False) -> StructType:
 class KafkaRecord:
     """One Kafka record in Spark's terms (timestamp in epoch milliseconds)."""
 
-    key: Optional[bytes]
-    value: Optional[bytes]
+    key: bytes | None
+    value: bytes | None
     topic: str
     partition: int
     offset: int
     timestamp_ms: int
     timestamp_type: int
-    headers: Optional[List[Tuple[str, Optional[bytes]]]]
+    headers: list[tuple[str, bytes | None]] | None
 
 
-def _b64(v: Optional[str]) -> Optional[bytes]:
+def _b64(v: str | None) -> bytes | None:
     return None if v is None else base64.b64decode(v)
 
 
@@ -119,7 +120,7 @@ def to_arrow(records: Sequence[KafkaRecord], include_headers: bool = False):
     """Records → one Arrow table with :func:`arrow_schema`."""
     import pyarrow as pa
 
-    cols: List[Iterable[Any]] = [
+    cols: list[Iterable[Any]] = [
         [r.key for r in records],
         [r.value for r in records],
         [r.topic for r in records],
@@ -137,10 +138,10 @@ def to_arrow(records: Sequence[KafkaRecord], include_headers: bool = False):
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def chunk_by_bytes(records: Sequence[KafkaRecord], budget: int) -> List[Sequence[KafkaRecord]]:
+def chunk_by_bytes(records: Sequence[KafkaRecord], budget: int) -> list[Sequence[KafkaRecord]]:
     """Split records into runs whose key+value+header bytes stay under ``budget``
     (each run has at least one record), so each LocalRelation stays small."""
-    chunks: List[Sequence[KafkaRecord]] = []
+    chunks: list[Sequence[KafkaRecord]] = []
     start, size = 0, 0
     for i, r in enumerate(records):
         n = 64 + len(r.key or b"") + len(r.value or b"") + len(r.topic) + sum(

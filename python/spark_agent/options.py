@@ -10,7 +10,7 @@ engines refuse the same things with the same words, plus the Fabric pair
 from __future__ import annotations
 
 import json
-from typing import Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from collections.abc import Iterator, Mapping
 
 EVENTSTREAM_ITEM_ID = "eventstream.itemid"
 EVENTSTREAM_DATASOURCE_ID = "eventstream.datasourceid"
@@ -33,14 +33,14 @@ FORBIDDEN_KAFKA_KEYS = {
                             "values as byte arrays and interceptors could change them.",
 }
 
-EndSpec = Union[str, Dict[str, Dict[int, int]]]
+EndSpec = str | dict[str, dict[int, int]]
 
 
 class KafkaOptionError(ValueError):
     """An option Spark itself would refuse (``IllegalArgumentException`` on JVM
     Spark), or one the driver-side path cannot honour. ``option`` names it."""
 
-    def __init__(self, option: Optional[str], message: str) -> None:
+    def __init__(self, option: str | None, message: str) -> None:
         self.option = option
         super().__init__(message)
 
@@ -49,14 +49,14 @@ class SourceOptions:
     """The options of one ``format("kafka")`` read, case-insensitively."""
 
     def __init__(self, options: Mapping[str, object]) -> None:
-        self.original: Dict[str, str] = {}
+        self.original: dict[str, str] = {}
         for k, v in options.items():
             # A later spelling of the same option replaces the earlier one.
             for old in [o for o in self.original if o.lower() == k.lower()]:
                 del self.original[old]
             self.original[k] = _to_str(v)
 
-    def get(self, name: str, default: Optional[str] = None) -> Optional[str]:
+    def get(self, name: str, default: str | None = None) -> str | None:
         lname = name.lower()
         for k, v in self.original.items():
             if k.lower() == lname:
@@ -71,10 +71,10 @@ class SourceOptions:
         lname = name.lower()
         return next((k for k in self.original if k.lower() == lname), name)
 
-    def items(self) -> Iterator[Tuple[str, str]]:
+    def items(self) -> Iterator[tuple[str, str]]:
         return iter(self.original.items())
 
-    def without(self, *names: str) -> Dict[str, str]:
+    def without(self, *names: str) -> dict[str, str]:
         drop = {n.lower() for n in names}
         return {k: v for k, v in self.original.items() if k.lower() not in drop}
 
@@ -87,7 +87,7 @@ class SourceOptions:
         raise KafkaOptionError(name, f"option '{name}' must be true or false, got {v!r}")
 
     # -- Fabric -----------------------------------------------------------------
-    def eventstream_ids(self) -> Optional[Tuple[str, str]]:
+    def eventstream_ids(self) -> tuple[str, str] | None:
         """``(itemId, datasourceId)`` when the Fabric pair is set, ``None`` when
         neither is; only one of them is an error naming the other."""
         item, ds = self.get(EVENTSTREAM_ITEM_ID), self.get(EVENTSTREAM_DATASOURCE_ID)
@@ -114,7 +114,7 @@ class SourceOptions:
         return item.strip(), ds.strip()
 
     # -- Spark's checks ---------------------------------------------------------
-    def subscription(self) -> Tuple[str, str]:
+    def subscription(self) -> tuple[str, str]:
         """``(kind, value)`` for exactly one of subscribe / subscribePattern / assign."""
         set_ = [n for n in SUBSCRIPTION_OPTIONS if self.has(n)]
         if not set_:
@@ -148,9 +148,9 @@ class SourceOptions:
                                                               "for configuring Kafka consumer")
         return v
 
-    def kafka_params(self) -> Dict[str, str]:
+    def kafka_params(self) -> dict[str, str]:
         """``kafka.*`` options with the prefix stripped, after Spark's refusals."""
-        out: Dict[str, str] = {}
+        out: dict[str, str] = {}
         for k, v in self.original.items():
             if k.lower().startswith("kafka."):
                 key = k[len("kafka."):]
@@ -165,7 +165,7 @@ class SourceOptions:
             if self.has(name):
                 raise KafkaOptionError(name, f"ending offset not valid in streaming queries ('{name}')")
 
-    def offsets(self, streaming: bool) -> Tuple[EndSpec, EndSpec]:
+    def offsets(self, streaming: bool) -> tuple[EndSpec, EndSpec]:
         """``(starting, ending)`` offset specs with Spark's defaults and checks:
         ``earliest``/``latest`` or ``{topic: {partition: offset}}`` (-2 earliest,
         -1 latest). Streaming has no ending (always ``latest`` at start)."""
@@ -214,7 +214,7 @@ def parse_offsets(value: str, name: str) -> EndSpec:
                                      f"got {value} (option '{name}')") from None
     if not isinstance(raw, dict):
         raise KafkaOptionError(name, f"option '{name}': want earliest, latest or a JSON object, got {value}")
-    out: Dict[str, Dict[int, int]] = {}
+    out: dict[str, dict[int, int]] = {}
     for topic, parts in raw.items():
         if not isinstance(parts, dict):
             raise KafkaOptionError(name, f"option '{name}': want {{\"{topic}\": {{\"<partition>\": offset}}}}, "
@@ -227,7 +227,7 @@ def parse_offsets(value: str, name: str) -> EndSpec:
     return out
 
 
-def assign_partitions(value: str) -> Dict[str, List[int]]:
+def assign_partitions(value: str) -> dict[str, list[int]]:
     """The ``assign`` option: ``{"topicA":[0,1],"topicB":[2,4]}``."""
     try:
         raw = json.loads(value)

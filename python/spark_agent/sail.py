@@ -26,16 +26,17 @@ import sys
 import time
 import traceback
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any
 
 from pyspark.sql.connect.plan import LocalRelation, LogicalPlan
 
 from .kafka_schema import KafkaRecord, chunk_by_bytes, kafka_schema, to_arrow
 from .options import offsets_json
 
-Offsets = Dict[str, Dict[int, int]]
+Offsets = dict[str, dict[int, int]]
 
 # Bytes of key+value+headers per LocalRelation; bigger reads become several
 # relations registered as temporary views and unioned (Sail cannot take the
@@ -53,12 +54,12 @@ def announce(msg: str) -> None:
 class ReadResult:
     """Records of one read and the offset range it covered."""
 
-    records: List[KafkaRecord]
+    records: list[KafkaRecord]
     start: Any  # offsets dict, or the spec asked for ("earliest", …)
     end: Offsets = field(default_factory=dict)
 
 
-Reader = Callable[[Optional[Offsets]], ReadResult]
+Reader = Callable[[Offsets | None], ReadResult]
 
 
 class KafkaSourcePlan(LogicalPlan):
@@ -76,10 +77,10 @@ class KafkaSourcePlan(LogicalPlan):
         self._include_headers = include_headers
         self._streaming = streaming
         self._description = description
-        self._starting: Optional[Offsets] = None
-        self._result: Optional[ReadResult] = None
-        self._views: List[str] = []
-        self.max_offsets_per_trigger: Optional[int] = None
+        self._starting: Offsets | None = None
+        self._result: ReadResult | None = None
+        self._views: list[str] = []
+        self.max_offsets_per_trigger: int | None = None
 
     # -- state ---------------------------------------------------------------
     @property
@@ -90,7 +91,7 @@ class KafkaSourcePlan(LogicalPlan):
     def streaming(self) -> bool:
         return self._streaming
 
-    def bind(self, starting: Optional[Offsets]) -> None:
+    def bind(self, starting: Offsets | None) -> None:
         """Read from ``starting`` (a checkpoint's offsets) at the next use."""
         self._starting = starting
         self._result = None
@@ -133,9 +134,9 @@ class KafkaSourcePlan(LogicalPlan):
         return f"<ul><li><b>KafkaSource</b> (driver-side LocalRelation) {self._description}</li></ul>"
 
 
-def kafka_leaves(plan: Any) -> List[KafkaSourcePlan]:
+def kafka_leaves(plan: Any) -> list[KafkaSourcePlan]:
     """Every :class:`KafkaSourcePlan` under a Connect plan."""
-    out: List[KafkaSourcePlan] = []
+    out: list[KafkaSourcePlan] = []
     seen = set()
     stack = [plan]
     while stack:
@@ -162,7 +163,7 @@ class DriverStreamingQuery:
     """What ``start()`` answers for a driver-side micro-batch: the
     ``StreamingQuery`` surface, already terminated."""
 
-    def __init__(self, name: Optional[str], progress: Dict[str, Any], error: Optional[BaseException]) -> None:
+    def __init__(self, name: str | None, progress: dict[str, Any], error: BaseException | None) -> None:
         self._id = str(uuid.uuid4())
         self._run_id = str(uuid.uuid4())
         self._name = name
@@ -179,14 +180,14 @@ class DriverStreamingQuery:
         return self._run_id
 
     @property
-    def name(self) -> Optional[str]:
+    def name(self) -> str | None:
         return self._name
 
     @property
     def isActive(self) -> bool:
         return False
 
-    def awaitTermination(self, timeout: Optional[int] = None) -> Optional[bool]:
+    def awaitTermination(self, timeout: int | None = None) -> bool | None:
         if self._error is not None:
             raise StreamingQueryFailed(f"driver-side micro-batch failed: {self._error}") from self._error
         return None if timeout is None else True
@@ -198,20 +199,20 @@ class DriverStreamingQuery:
     def stop(self) -> None:
         self._stopped = True
 
-    def exception(self) -> Optional[BaseException]:
+    def exception(self) -> BaseException | None:
         return self._error
 
     @property
-    def status(self) -> Dict[str, Any]:
+    def status(self) -> dict[str, Any]:
         return {"message": "Stopped" if self._error is None else "Terminated with exception",
                 "isDataAvailable": False, "isTriggerActive": False}
 
     @property
-    def lastProgress(self) -> Optional[Dict[str, Any]]:
+    def lastProgress(self) -> dict[str, Any] | None:
         return self._progress
 
     @property
-    def recentProgress(self) -> List[Dict[str, Any]]:
+    def recentProgress(self) -> list[dict[str, Any]]:
         return [self._progress] if self._progress else []
 
     def explain(self, extended: bool = False) -> None:
@@ -221,7 +222,7 @@ class DriverStreamingQuery:
         return f"<DriverStreamingQuery name={self._name!r} id={self._id} rows={self._progress.get('numInputRows')}>"
 
 
-def _load_checkpoint(path: Optional[str]) -> Optional[Dict[str, Any]]:
+def _load_checkpoint(path: str | None) -> dict[str, Any] | None:
     if not path:
         return None
     f = Path(_local(path)) / CHECKPOINT_FILE
@@ -230,7 +231,7 @@ def _load_checkpoint(path: Optional[str]) -> Optional[Dict[str, Any]]:
     return json.loads(f.read_text())
 
 
-def _save_checkpoint(path: str, state: Dict[str, Any]) -> None:
+def _save_checkpoint(path: str, state: dict[str, Any]) -> None:
     d = Path(_local(path))
     d.mkdir(parents=True, exist_ok=True)
     tmp = d / (CHECKPOINT_FILE + ".tmp")
@@ -242,11 +243,11 @@ def _local(path: str) -> str:
     return path[len("file://"):] if path.startswith("file://") else path[len("file:"):] if path.startswith("file:") else path
 
 
-def _parse_offsets(d: Dict[str, Dict[str, int]]) -> Offsets:
+def _parse_offsets(d: dict[str, dict[str, int]]) -> Offsets:
     return {t: {int(p): int(o) for p, o in ps.items()} for t, ps in d.items()}
 
 
-def run_micro_batch(writer: Any, *, path: Optional[str] = None, table: Optional[str] = None) -> DriverStreamingQuery:
+def run_micro_batch(writer: Any, *, path: str | None = None, table: str | None = None) -> DriverStreamingQuery:
     """Run a Connect ``DataStreamWriter`` over a Kafka leaf as one driver-side micro-batch."""
     from pyspark.sql.connect.dataframe import DataFrame
 
@@ -283,8 +284,8 @@ def run_micro_batch(writer: Any, *, path: Optional[str] = None, table: Optional[
     else:
         batches = [results]
     sink = "foreachBatch" if foreach_batch else "foreach" if foreach else (fmt or "default")
-    error: Optional[BaseException] = None
-    progress: Dict[str, Any] = {}
+    error: BaseException | None = None
+    progress: dict[str, Any] = {}
     df = DataFrame.withPlan(child, session)
     last_batch = int(state["batchId"]) if state else -1
     for k, batch in enumerate(batches):
@@ -340,10 +341,10 @@ def run_micro_batch(writer: Any, *, path: Optional[str] = None, table: Optional[
     return q
 
 
-def split_result(res: ReadResult, cap: int) -> List[ReadResult]:
+def split_result(res: ReadResult, cap: int) -> list[ReadResult]:
     """Split one read into reads of at most ``cap`` records (in partition and
     offset order), each with the offsets a checkpoint should keep after it."""
-    out: List[ReadResult] = []
+    out: list[ReadResult] = []
     start: Any = res.start
     seen: Offsets = {}
     recs = res.records
@@ -363,9 +364,9 @@ def split_result(res: ReadResult, cap: int) -> List[ReadResult]:
     return out
 
 
-def _run_sink(df: Any, batch_id: int, fmt: str, opts: Dict[str, str], foreach_batch: Optional[Callable],
-              foreach: Any, name: Optional[str], path: Optional[str], table: Optional[str],
-              partition_by: List[str]) -> None:
+def _run_sink(df: Any, batch_id: int, fmt: str, opts: dict[str, str], foreach_batch: Callable | None,
+              foreach: Any, name: str | None, path: str | None, table: str | None,
+              partition_by: list[str]) -> None:
     write_opts = {k: v for k, v in opts.items() if k.lower() not in ("checkpointlocation", "path")}
     if foreach_batch is not None:
         foreach_batch(df, batch_id)

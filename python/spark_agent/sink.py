@@ -9,7 +9,8 @@ kafka-python, then flushed; at-least-once, like Spark's sink.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .driver_consume import client_config
 from .options import KafkaOptionError, SourceOptions
@@ -21,7 +22,7 @@ def _bytes(v: Any) -> Any:
     return str(v).encode()
 
 
-def producer_config(kafka_params: Mapping[str, str]) -> Dict[str, Any]:
+def producer_config(kafka_params: Mapping[str, str]) -> dict[str, Any]:
     """Spark ``kafka.*`` producer params → kafka-python ``KafkaProducer`` kwargs."""
     from kafka import KafkaProducer
 

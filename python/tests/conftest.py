@@ -18,9 +18,10 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any
 
 import pytest
 
@@ -29,7 +30,7 @@ INSTALL = "bash scripts/install-spark-deps.sh"
 KAFKA_IMAGE = os.environ.get("FABRICTEST_KAFKA_LOCAL_IMAGE", "fabrictest/kafka:3.9.1-local")
 
 
-def _missing_deps() -> Optional[str]:
+def _missing_deps() -> str | None:
     missing = []
     for mod in ("pyspark", "pysail", "kafka", "pandas", "pyarrow", "grpc", "deltalake", "spark_agent"):
         try:
@@ -92,7 +93,7 @@ class Emulator:
 
     def __init__(self, url: str, proc: subprocess.Popen, kafka: str, data_dir: Path) -> None:
         self.url, self.proc, self.kafka, self.data_dir = url, proc, kafka, data_dir
-        self._token: Optional[str] = None
+        self._token: str | None = None
 
     @property
     def token(self) -> str:
@@ -100,7 +101,8 @@ class Emulator:
             self._token = self.call("POST", "/_emulator/token", {}, auth=False)["access_token"]
         return self._token
 
-    def call(self, method: str, path: str, body: Any = None, *, auth: bool = True, expect: Tuple[int, ...] = (200, 201, 202)) -> Any:
+    def call(self, method: str, path: str, body: Any = None, *, auth: bool = True,
+             expect: tuple[int, ...] = (200, 201, 202)) -> Any:
         data = json.dumps(body).encode() if body is not None else None
         headers = {"Content-Type": "application/json"} if data is not None else {}
         if auth:
@@ -124,12 +126,12 @@ class Emulator:
         stream = es["properties"]["streams"][0]
         return Eventstream(workspace_id, es["id"], stream["id"], stream["topic"])
 
-    def produce(self, es: Eventstream, events: List[Dict[str, Any]]) -> Dict[str, Any]:
+    def produce(self, es: Eventstream, events: list[dict[str, Any]]) -> dict[str, Any]:
         """Custom HTTP source: one batched produce; the answer says where each event landed."""
         return self.call("POST", f"/v1/workspaces/{es.workspace_id}/eventstreams/{es.item_id}/sources/"
                                  f"{es.datasource_id}/events", {"events": events})
 
-    def bind_lakehouse(self, es: Eventstream, lakehouse_id: str, table: str) -> Dict[str, Any]:
+    def bind_lakehouse(self, es: Eventstream, lakehouse_id: str, table: str) -> dict[str, Any]:
         """``POST …/destinations {type: Lakehouse}``; must answer 201.
 
         Known emulator issue, worked around here and reported: on a fresh
@@ -152,7 +154,7 @@ class Emulator:
                 print(f"bind retried after: {e.body.get('message')}", file=sys.stderr)
                 time.sleep(0.5)
 
-    def resolve(self, es: Eventstream) -> Dict[str, Any]:
+    def resolve(self, es: Eventstream) -> dict[str, Any]:
         return self.call("GET", f"/v1/eventstreams/{es.item_id}/sources/{es.datasource_id}")
 
 
@@ -163,7 +165,7 @@ def _start_emulator(binary: Path, data_dir: Path, kafka: str, log_path: Path) ->
         [str(binary), "serve", "--addr", f"127.0.0.1:{port}", "--kafka", kafka, "--data-dir", str(data_dir),
          "--kafka-endpoint", "127.0.0.1:0"],
         stdout=subprocess.PIPE, stderr=log, text=True)
-    ready: List[str] = []
+    ready: list[str] = []
 
     def read() -> None:
         assert proc.stdout is not None
@@ -208,7 +210,7 @@ def embedded_emulator(emulator_binary: Path, tmp_path_factory: pytest.TempPathFa
 
 # -- Apache Kafka in a container -------------------------------------------------
 
-def _run(cmd: List[str], timeout: float) -> subprocess.CompletedProcess:
+def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
 
@@ -279,11 +281,11 @@ def kafka_emulator(emulator_binary: Path, apache_kafka: str,
 
 # -- shared assertions -------------------------------------------------------------------
 
-def orders(n: int, prefix: str = "o") -> List[Dict[str, Any]]:
+def orders(n: int, prefix: str = "o") -> list[dict[str, Any]]:
     """``n`` JSON order events; every third one carries a header."""
     out = []
     for i in range(n):
-        ev: Dict[str, Any] = {"key": f"{prefix}-{i}", "value": {"id": i, "amount": round(10 + i * 1.5, 2),
+        ev: dict[str, Any] = {"key": f"{prefix}-{i}", "value": {"id": i, "amount": round(10 + i * 1.5, 2),
                                                                   "note": f"order {i}"}}
         if i % 3 == 0:
             ev["headers"] = {"source": "pytest", "seq": str(i)}
@@ -291,7 +293,7 @@ def orders(n: int, prefix: str = "o") -> List[Dict[str, Any]]:
     return out
 
 
-def assert_kafka_rows(rows: List[Any], es: Eventstream, produced: Dict[str, Any], events: List[Dict[str, Any]]) -> None:
+def assert_kafka_rows(rows: list[Any], es: Eventstream, produced: dict[str, Any], events: list[dict[str, Any]]) -> None:
     """Rows of the Kafka schema match what the Custom HTTP source produced:
     count, key/value bytes, topic, and the (partition, offset) the produce answered."""
     assert len(rows) == len(events), f"want {len(events)} rows, got {len(rows)}"

@@ -21,8 +21,9 @@ import json
 import os
 import posixpath
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Set, Tuple
+from typing import Any
 
 # The service documents whose paths the emulator serves (as conformance_test.go).
 SERVICES = ("platform", "eventstream", "lakehouse", "eventhouse", "kqlDatabase", "reflex")
@@ -32,7 +33,7 @@ _TYPED = ("eventstreams", "lakehouses", "eventhouses", "kqlDatabases", "reflexes
 # SERVED mirrors the Fabric routes of emulator/api/routes.go (its emulator-
 # native routes have no Microsoft document), in routes.go's spelling with
 # the /v1 prefix dropped; placeholders match any placeholder of the spec.
-SERVED: Tuple[str, ...] = (
+SERVED: tuple[str, ...] = (
     "POST /workspaces", "GET /workspaces", "GET /workspaces/{ws}", "PATCH /workspaces/{ws}",
     "DELETE /workspaces/{ws}",
     "POST /workspaces/{ws}/roleAssignments", "GET /workspaces/{ws}/roleAssignments",
@@ -83,10 +84,10 @@ def spec_root(repo: Path) -> Path:
 class _Bundler:
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.files: Dict[str, Dict[str, Any]] = {}
-        self.definitions: Dict[str, Any] = {}
+        self.files: dict[str, dict[str, Any]] = {}
+        self.definitions: dict[str, Any] = {}
 
-    def load(self, name: str) -> Dict[str, Any]:
+    def load(self, name: str) -> dict[str, Any]:
         """A document by its slash path under the root; path elements match
         case-insensitively when the exact spelling does not exist."""
         name = posixpath.normpath(name)
@@ -125,13 +126,13 @@ class _Bundler:
         return name
 
 
-def bundle(root: Path, served: Iterable[str] = SERVED) -> Tuple[Dict[str, Any], List[str]]:
+def bundle(root: Path, served: Iterable[str] = SERVED) -> tuple[dict[str, Any], list[str]]:
     """One swagger 2.0 document with the served operations of SERVICES, and
     the served routes no document describes (the caller decides)."""
-    want: Set[str] = {_shape(*r.split(" ", 1)) for r in served}
-    seen: Set[str] = set()
+    want: set[str] = {_shape(*r.split(" ", 1)) for r in served}
+    seen: set[str] = set()
     b = _Bundler(root)
-    paths: Dict[str, Dict[str, Any]] = {}
+    paths: dict[str, dict[str, Any]] = {}
     for service in SERVICES:
         file = f"{service}/swagger.json"
         doc = b.load(file)
@@ -154,14 +155,14 @@ def bundle(root: Path, served: Iterable[str] = SERVED) -> Tuple[Dict[str, Any], 
     return out, sorted(want - seen)
 
 
-def spec_shapes(root: Path) -> Set[str]:
+def spec_shapes(root: Path) -> set[str]:
     """Every operation of SERVICES as "METHOD /path/{}/…" (placeholders blanked)."""
     b = _Bundler(root)
     return {_shape(m, p) for service in SERVICES
             for p, item in b.load(f"{service}/swagger.json")["paths"].items() for m in item if m != "parameters"}
 
 
-def routes_go_shapes(routes_go: Path) -> Set[str]:
+def routes_go_shapes(routes_go: Path) -> set[str]:
     """The literal Fabric routes of emulator/api/routes.go ("METHOD /v1/…"),
     as shapes without /v1; the typed collections' routes, built in a loop,
     are not literal and not listed."""
@@ -169,6 +170,6 @@ def routes_go_shapes(routes_go: Path) -> Set[str]:
     return {_shape(m, p) for m, p in pat.findall(routes_go.read_text(encoding="utf-8"))}
 
 
-def served_shapes() -> Set[str]:
+def served_shapes() -> set[str]:
     """SERVED as shapes."""
     return {_shape(*r.split(" ", 1)) for r in SERVED}

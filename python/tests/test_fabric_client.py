@@ -55,11 +55,11 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Tuple
+from typing import Any
 
 import pytest
-
 from conftest import REPO, Emulator, _start_emulator, _stop
 
 INSTALL = "bash scripts/install-python-deps.sh"
@@ -106,7 +106,7 @@ def emu(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Emul
     return e
 
 
-def rest(emu: Emulator, method: str, path: str, body: Any = None) -> Tuple[int, Dict[str, str], Any]:
+def rest(emu: Emulator, method: str, path: str, body: Any = None) -> tuple[int, dict[str, str], Any]:
     """One raw call to the emulator (status, headers, JSON body)."""
     data = json.dumps(body).encode() if body is not None else None
     headers = {"Authorization": "Bearer " + emu.token}
@@ -155,13 +155,13 @@ def new_workspace(emu: Emulator, name: str) -> str:
     return ws["id"]
 
 
-def topology(emu: Emulator, ws: str, es: str) -> Dict[str, Any]:
+def topology(emu: Emulator, ws: str, es: str) -> dict[str, Any]:
     status, _, body = rest(emu, "GET", f"/v1/workspaces/{ws}/eventstreams/{es}/topology")
     assert status == 200, body
     return body
 
 
-def definition_parts(emu: Emulator, ws: str, es: str) -> Dict[str, Any]:
+def definition_parts(emu: Emulator, ws: str, es: str) -> dict[str, Any]:
     res = rest_lro(emu, "POST", f"/v1/workspaces/{ws}/eventstreams/{es}/getDefinition")
     out = {}
     for p in res["definition"]["parts"]:
@@ -186,20 +186,20 @@ class EmulatorCredential:
 
 # -- the Eventstream, from Microsoft's template --------------------------------------------
 
-def template() -> Dict[str, Any]:
+def template() -> dict[str, Any]:
     if not TEMPLATE.is_file():
         pytest.fail(f"Microsoft's Eventstream template is not at {TEMPLATE} (the tests read it from ../shared "
                     f"relative to the repository root; it is not copied into the repository)", pytrace=False)
     return json.loads(TEMPLATE.read_text())
 
 
-def template_topology(ws: str, lakehouse: str, table: str, not_equal_to: str = "0") -> Dict[str, Any]:
+def template_topology(ws: str, lakehouse: str, table: str, not_equal_to: str = "0") -> dict[str, Any]:
     """The template's CustomEndpoint source → DefaultStream → Filter →
     Lakehouse destination, with real ids. The Filter keeps events whose
     BikepointID is not ``not_equal_to`` (the template's condition, "0")."""
     full = template()
 
-    def pick(kind: str, name: str) -> Dict[str, Any]:
+    def pick(kind: str, name: str) -> dict[str, Any]:
         for n in full[kind]:
             if n["name"] == name:
                 return copy.deepcopy(n)
@@ -221,15 +221,15 @@ def template_topology(ws: str, lakehouse: str, table: str, not_equal_to: str = "
 ES_PROPERTIES = {"retentionTimeInDays": 1, "eventThroughputLevel": "Low"}
 
 
-def strip_runtime(node: Dict[str, Any]) -> Dict[str, Any]:
+def strip_runtime(node: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in node.items() if k not in ("id", "status", "error")}
 
 
-def by_name(topo: Dict[str, Any], kind: str) -> Dict[str, Dict[str, Any]]:
+def by_name(topo: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
     return {n["name"]: n for n in topo[kind]}
 
 
-def assert_holds(held: Dict[str, Any], deployed: Dict[str, Any], es_item: Dict[str, Any]) -> None:
+def assert_holds(held: dict[str, Any], deployed: dict[str, Any], es_item: dict[str, Any]) -> None:
     """``held`` (a topology, or getDefinition's eventstream.json) is what was
     deployed: sources, streams and operators node for node, the DefaultStream
     keeps the Eventstream's datasource id, and the Lakehouse destination has
@@ -247,11 +247,11 @@ def assert_holds(held: Dict[str, Any], deployed: Dict[str, Any], es_item: Dict[s
         assert dest["properties"][k] == want["properties"][k], k
 
 
-def read_rows(table: Path, want: int, timeout: float = 20) -> List[Dict[str, Any]]:
+def read_rows(table: Path, want: int, timeout: float = 20) -> list[dict[str, Any]]:
     """The Delta table's rows once it has ``want`` of them (bounded wait)."""
     from deltalake import DeltaTable
     deadline = time.monotonic() + timeout
-    rows: List[Dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
     while time.monotonic() < deadline:
         if (table / "_delta_log").is_dir():
             rows = DeltaTable(str(table)).to_pyarrow_table().to_pylist()
@@ -261,7 +261,7 @@ def read_rows(table: Path, want: int, timeout: float = 20) -> List[Dict[str, Any
     pytest.fail(f"{table}: {len(rows)} rows after {timeout}s, want {want}: {rows}")
 
 
-def produce(emu: Emulator, ws: str, es: str, datasource: str, ids: List[str]) -> None:
+def produce(emu: Emulator, ws: str, es: str, datasource: str, ids: list[str]) -> None:
     status, _, body = rest(emu, "POST", f"/v1/workspaces/{ws}/eventstreams/{es}/sources/{datasource}/events",
                            {"events": [{"value": {"BikepointID": i, "No_Bikes": n}} for n, i in enumerate(ids)]})
     assert status == 200, body
@@ -275,7 +275,7 @@ class RequestLog:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         import requests
-        self.calls: List[Tuple[str, str, int]] = []
+        self.calls: list[tuple[str, str, int]] = []
         real = requests.request
 
         def request(method: str, url: str, **kw: Any) -> Any:
@@ -285,11 +285,11 @@ class RequestLog:
 
         monkeypatch.setattr(requests, "request", request)
 
-    def routes(self, base: str) -> List[str]:
+    def routes(self, base: str) -> list[str]:
         return [f"{m} {u[len(base):]} {s}" for m, u, s in self.calls]
 
 
-def write_item(repo: Path, topo: Dict[str, Any], description: str) -> None:
+def write_item(repo: Path, topo: dict[str, Any], description: str) -> None:
     d = repo / "Bikes.Eventstream"
     d.mkdir(parents=True, exist_ok=True)
     (d / ".platform").write_text(json.dumps({
@@ -443,7 +443,7 @@ def test_microsoft_fabric_api_creates_reads_and_updates_template_eventstream(emu
     from microsoft_fabric_api.generated.core import models as core
     from microsoft_fabric_api.generated.eventstream import models as esm
 
-    seen: List[Tuple[str, str, int]] = []
+    seen: list[tuple[str, str, int]] = []
     client = fabric_client(emu, lambda r: seen.append((r.http_request.method, r.http_request.url, r.http_response.status_code)))
     ws = new_workspace(emu, "sdk")
 
@@ -458,7 +458,8 @@ def test_microsoft_fabric_api_creates_reads_and_updates_template_eventstream(emu
     v1 = template_topology(ws, lh.id, "bikes")
     created = lro_result(client.eventstream.items.begin_create_eventstream(ws, esm.CreateEventstreamRequest(
         display_name="bikes", description="created by microsoft-fabric-api",
-        definition=esm.EventstreamDefinition(parts=[part("eventstream.json", v1), part("eventstreamProperties.json", ES_PROPERTIES)]))))
+        definition=esm.EventstreamDefinition(
+            parts=[part("eventstream.json", v1), part("eventstreamProperties.json", ES_PROPERTIES)]))))
     assert (created.type, created.display_name, created.workspace_id) == ("Eventstream", "bikes", ws)
     status, _, es = rest(emu, "GET", f"/v1/workspaces/{ws}/eventstreams/{created.id}")
     assert status == 200 and es["description"] == "created by microsoft-fabric-api", es

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator, List
+from typing import Any
 
 import pytest
-
 from conftest import Emulator, assert_kafka_rows, orders
 
 pytestmark = pytest.mark.jvm
@@ -75,7 +75,7 @@ def test_notebook_snippet_runs_unmodified(spark: Any, kafka_emulator: Emulator, 
 
     es = kafka_emulator.create_eventstream(workspace, "orders")
     item_id, datasource_id = es.item_id, es.datasource_id
-    batches: List[Any] = []
+    batches: list[Any] = []
 
     def showDf(df: Any, epoch_id: int) -> None:
         rows = df.collect()
@@ -168,8 +168,8 @@ def test_checkpointed_stream_resumes_from_its_checkpoint(spark: Any, kafka_emula
     kafka_emulator.produce(es, orders(4, "first"))
     ckpt = str(tmp_path / "ckpt")
 
-    def run() -> List[str]:
-        keys: List[str] = []
+    def run() -> list[str]:
+        keys: list[str] = []
         df = spark.readStream.format("kafka").options(**{
             "eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id,
             "startingOffsets": "earliest"}).load()

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator, List
+from typing import Any
 
 import pytest
-
 from conftest import Emulator, Eventstream, assert_kafka_rows, orders
 
 pytestmark = pytest.mark.sail
@@ -64,7 +64,7 @@ def test_notebook_snippet_runs_unmodified(spark: Any, embedded_emulator: Emulato
     produced = embedded_emulator.produce(es, events)
     item_id, datasource_id = es.item_id, es.datasource_id
 
-    batches: List[Any] = []
+    batches: list[Any] = []
 
     def showDf(df: Any, epoch_id: int) -> None:
         df.show(truncate=False)
@@ -106,7 +106,7 @@ def test_decoded_projection_like_the_fabric_sample(spark: Any, embedded_emulator
     df_raw = spark.readStream.format("kafka").options(**{
         "eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id}).load()
     decoded = df_raw.select(col("key").cast("string"), col("value").cast("string"), "partition", "offset")
-    got: List[Any] = []
+    got: list[Any] = []
     decoded.writeStream.foreachBatch(lambda df, epoch: got.extend(df.collect())).outputMode("append").start()
     assert sorted(r["key"] for r in got) == ["o-0", "o-1", "o-2"]
     assert json.loads(next(r["value"] for r in got if r["key"] == "o-1"))["id"] == 1
@@ -213,8 +213,8 @@ def test_checkpoint_resumes_with_only_new_records(spark: Any, embedded_emulator:
     embedded_emulator.produce(es, orders(4, "first"))
     ckpt = str(tmp_path / "ckpt")
 
-    def run() -> List[Any]:
-        got: List[Any] = []
+    def run() -> list[Any]:
+        got: list[Any] = []
         df = spark.readStream.format("kafka").options(**{
             "eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id}).load()
         q = (df.writeStream.foreachBatch(lambda d, epoch: got.append((epoch, d.collect())))
@@ -252,7 +252,7 @@ def test_ten_thousand_records_in_several_local_relations(spark: Any, embedded_em
 def test_max_offsets_per_trigger_splits_the_batches(spark: Any, embedded_emulator: Emulator, workspace: str) -> None:
     es = _es(embedded_emulator, workspace, "paced")
     embedded_emulator.produce(es, orders(10))
-    sizes: List[Any] = []
+    sizes: list[Any] = []
     df = spark.readStream.format("kafka").options(**{
         "eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id,
         "maxOffsetsPerTrigger": "4"}).load()

@@ -42,12 +42,11 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from types import SimpleNamespace
 from pathlib import Path
-from typing import Any, Dict, List
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
-
 from conftest import REPO, Emulator, _start_emulator, _stop
 from fabric_openapi import bundle, routes_go_shapes, served_shapes, spec_root, spec_shapes
 
@@ -69,7 +68,7 @@ BUNDLE, UNDESCRIBED = bundle(SPECS)
 schema = schemathesis.openapi.from_dict(BUNDLE)
 
 # Answers by operation and status, printed when the module ends.
-SEEN: Dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+SEEN: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -91,7 +90,7 @@ def emulator(emulator_binary: Path, tmp_path_factory: pytest.TempPathFactory) ->
         print(f"  {op}: {dict(sorted(c.items()))}", file=sys.stderr)
 
 
-def _definition(ws: str, lakehouse: str) -> Dict[str, Any]:
+def _definition(ws: str, lakehouse: str) -> dict[str, Any]:
     """An Eventstream definition: a CustomEndpoint source into the
     DefaultStream, read by a CustomEndpoint and a Lakehouse destination."""
     topo = {
@@ -108,13 +107,13 @@ def _definition(ws: str, lakehouse: str) -> Dict[str, Any]:
     return {"parts": [{"path": "eventstream.json", "payload": payload, "payloadType": "InlineBase64"}]}
 
 
-def _populate(emu: Emulator) -> Dict[str, List[str]]:
+def _populate(emu: Emulator) -> dict[str, list[str]]:
     """A workspace with one item of each served type; the ids by the spec's
     path parameter names."""
     ws = emu.create_workspace(f"schemathesis-{time.monotonic_ns()}")
-    ids: Dict[str, str] = {}
+    ids: dict[str, str] = {}
     for coll in ("lakehouses", "eventhouses", "kqlDatabases", "reflexes"):
-        body: Dict[str, Any] = {"displayName": f"hostile_{coll}"}
+        body: dict[str, Any] = {"displayName": f"hostile_{coll}"}
         if coll == "kqlDatabases":
             body["creationPayload"] = {"databaseType": "ReadWrite", "parentEventhouseItemId": ids["eventhouses"]}
         ids[coll] = emu.call("POST", f"/v1/workspaces/{ws}/{coll}", body)["id"]
@@ -151,12 +150,12 @@ def _run_job(emu: Emulator, path: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def _real_cache() -> Dict[str, Any]:
+def _real_cache() -> dict[str, Any]:
     return {}
 
 
 @pytest.fixture
-def real(emulator: Emulator, _real_cache: Dict[str, Any]) -> Dict[str, List[str]]:
+def real(emulator: Emulator, _real_cache: dict[str, Any]) -> dict[str, list[str]]:
     """The real ids, recreated when a generated DELETE removed any of them."""
     cur = _real_cache.get("ids")
     if cur is not None:
@@ -206,7 +205,7 @@ def _check(emu: Any, case: Any, response: Any) -> None:
     assert ok, f"error answer outside Fabric's envelope: {_describe(case, response)}"
 
 
-def _use_real_ids(case: Any, real: Dict[str, List[str]]) -> None:
+def _use_real_ids(case: Any, real: dict[str, list[str]]) -> None:
     """Replaces generated path ids by real ones: all of them, some, or none,
     chosen by a generator seeded with the case itself (so a failing case
     replays the same way; a Hypothesis draw would turn schemathesis'
@@ -222,7 +221,7 @@ def _use_real_ids(case: Any, real: Dict[str, List[str]]) -> None:
 @schema.parametrize()
 @hypothesis.settings(max_examples=MAX_EXAMPLES, deadline=None, database=None, derandomize=True,
                      suppress_health_check=list(hypothesis.HealthCheck))
-def test_fabric_openapi(case: Any, emulator: Any, real: Dict[str, List[str]]) -> None:
+def test_fabric_openapi(case: Any, emulator: Any, real: dict[str, list[str]]) -> None:
     _use_real_ids(case, real)
     response = case.call(base_url=emulator.url + "/v1", headers={"Authorization": "Bearer " + emulator.token},
                          allow_redirects=False, timeout=60)
