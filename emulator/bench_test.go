@@ -400,7 +400,7 @@ func BenchmarkIdleRSS(b *testing.B) {
 	}
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
-		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go")
+		b.Fatalf("find the go command to build the binary: %v", err)
 	}
 	bin := filepath.Join(b.TempDir(), "fabric-emulator")
 	ctx, cancel := context.WithTimeout(b.Context(), 5*time.Minute)

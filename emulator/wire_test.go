@@ -684,7 +684,7 @@ func TestWireKafkaPythonProduceReadByConsumeRoute(t *testing.T) {
 		case i%10 == 9:
 			w.Value = []byte{}
 		}
-		if w.Value != nil && len(w.Value) > 0 && i%10 != 9 {
+		if len(w.Value) > 0 && i%10 != 9 {
 			// Guarantee bytes that are not UTF-8 (a lone continuation byte, 0xff, NUL).
 			w.Value = append(w.Value, 0x80, 0xff, 0x00, 0xc3, 0x28)
 		}

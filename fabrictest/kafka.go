@@ -179,7 +179,7 @@ func dockerHealthy(ctx context.Context) (err error) {
 
 // noDockerError explains how to run without Docker.
 func noDockerError(source string, cause error) error {
-	return fmt.Errorf("Kafka runs in a container (%s), but no Docker engine answers.\n"+
+	return fmt.Errorf("kafka runs in a container (%s), but no Docker engine answers.\n"+
 		"\tRun on the in-process broker instead:  %s=%s go test ./...\n"+
 		"\tor start Docker (in this repository: make docker) and try again.\n"+
 		"\tDocker: %s", source, KafkaEnv, KafkaEmbedded, strings.ReplaceAll(cause.Error(), "\n", "\n\t\t"))

@@ -221,15 +221,15 @@ func parseKafka(spec string) (string, error) {
 	case KafkaContainer, KafkaEmbedded:
 		return s, nil
 	case "":
-		return "", errors.New("Kafka backend: empty; want container, embedded or host:port[,host:port]")
+		return "", errors.New("kafka backend: empty; want container, embedded or host:port[,host:port]")
 	case "none":
-		return "", errors.New("Kafka backend \"none\" is not offered by the harness: every Eventstream needs a broker; want container, embedded or host:port")
+		return "", errors.New("kafka backend \"none\" is not offered by the harness: every Eventstream needs a broker; want container, embedded or host:port")
 	}
 	for _, h := range strings.Split(s, ",") {
 		h = strings.TrimSpace(h)
 		i := strings.LastIndex(h, ":")
 		if h == "" || i <= 0 || i == len(h)-1 {
-			return "", fmt.Errorf("Kafka backend %q: want container, embedded or host:port[,host:port]", spec)
+			return "", fmt.Errorf("kafka backend %q: want container, embedded or host:port[,host:port]", spec)
 		}
 	}
 	return s, nil

@@ -45,14 +45,6 @@ func (t *table) column(name string) int {
 	return -1
 }
 
-// value returns the value of column i in row r, null past its end.
-func (t *table) value(r []any, i int) any {
-	if i < len(r) {
-		return r[i]
-	}
-	return nil
-}
-
 // Snapshot is a copy of a table's schema and rows, in ingestion order, with
 // values as stored: string, int64 (long, int), float64, bool, time.Time,
 // json.RawMessage (dynamic), string (guid, decimal), time.Duration, or nil.
