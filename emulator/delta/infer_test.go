@@ -166,7 +166,7 @@ func TestColumnOrderAndNames(t *testing.T) {
 			t.Errorf("%s: err = %v, want *DuplicateFieldError", row, err)
 		}
 	}
-	if got := columnName(" ,;{}()\n\t="); got != "__________" {
+	if got := columnName(" ,;{}()="); got != "________" {
 		t.Errorf("columnName = %q", got)
 	}
 }

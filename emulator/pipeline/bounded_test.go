@@ -12,15 +12,15 @@ import (
 // larger than one event may be is a failure (null, counted), found before
 // anything that size is allocated (issue 13, finding 2).
 func TestFunctionResultsAreBounded(t *testing.T) {
-	over := 999_000/1000 + 1
+	over := rows.MaxEventBytes/1000 + 1
 	for _, tc := range []struct {
 		name string
 		fn   ScalarFunc
 		args []any
 	}{
 		{"replace", FnReplace, []any{strings.Repeat("a", 2000), "a", strings.Repeat("b", over)}},
-		{"concat", FnConcat, []any{strings.Repeat("a", 999_000), "b"}},
-		{"upper", FnUpper, []any{strings.Repeat("ɐ", 999_000/2)}}, // 2 bytes → 3 bytes each
+		{"concat", FnConcat, []any{strings.Repeat("a", rows.MaxEventBytes), "b"}},
+		{"upper", FnUpper, []any{strings.Repeat("ɐ", rows.MaxEventBytes/2)}}, // 2 bytes → 3 bytes each
 	} {
 		v, ok := callScalar(tc.fn, tc.args)
 		if ok || v != nil {
@@ -28,11 +28,11 @@ func TestFunctionResultsAreBounded(t *testing.T) {
 			if s, isStr := v.(string); isStr {
 				n = len(s)
 			}
-			t.Errorf("%s: got a %d-byte result (ok=%v), want a failure above %d bytes", tc.name, n, ok, 999_000)
+			t.Errorf("%s: got a %d-byte result (ok=%v), want a failure above %d bytes", tc.name, n, ok, rows.MaxEventBytes)
 		}
 	}
 	// Right at the limit still works.
-	if v, ok := callScalar(FnConcat, []any{strings.Repeat("a", 999_000-1), "b"}); !ok || len(v.(string)) != 999_000 {
+	if v, ok := callScalar(FnConcat, []any{strings.Repeat("a", rows.MaxEventBytes-1), "b"}); !ok || len(v.(string)) != rows.MaxEventBytes {
 		t.Errorf("concat at the limit: ok=%v", ok)
 	}
 }

@@ -37,15 +37,23 @@ func FromValue(value []byte) Row {
 	}
 	trimmed := bytes.TrimSpace(value)
 	if len(trimmed) > 0 && trimmed[0] == '{' {
-		dec := gojson.NewDecoder(bytes.NewReader(trimmed))
-		dec.UseNumber()
-		var obj map[string]any
-		if err := dec.Decode(&obj); err == nil && !dec.More() {
-			return Row(obj)
+		if obj, ok := decodeObject(trimmed); ok {
+			return obj
 		}
 	}
 	if utf8.Valid(value) {
 		return Row{ValueField: string(value)}
 	}
 	return Row{ValueBase64Field: base64.StdEncoding.EncodeToString(value)}
+}
+
+// decodeObject decodes one JSON object (numbers as json.Number).
+func decodeObject(trimmed []byte) (Row, bool) {
+	dec := gojson.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil || dec.More() {
+		return nil, false
+	}
+	return Row(obj), true
 }
