@@ -65,12 +65,13 @@ func CheckName(name string) string {
 		return "is empty"
 	case !utf8.ValidString(name):
 		return "is not valid UTF-8"
-	case strings.TrimFunc(name, unicode.IsSpace) == "":
-		return "is blank (white space only)"
 	}
 	if i := strings.IndexFunc(name, unicode.IsControl); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(name[i:])
 		return fmt.Sprintf("has the control character U+%04X", r)
+	}
+	if strings.TrimFunc(name, unicode.IsSpace) == "" {
+		return "is blank (white space only)"
 	}
 	return ""
 }
