@@ -35,6 +35,9 @@ type lakehouseWriter struct {
 	rejected string // the .jsonl file rejected rows are appended to
 	stats    *rejections
 	logger   *slog.Logger
+	// appendFn appends to the table; nil means table.Append (tests
+	// replace it to make the writer panic).
+	appendFn func(context.Context, []rows.Row, ...delta.Txn) (int64, error)
 }
 
 // rejections counts the rows a destination parked.
@@ -124,7 +127,11 @@ func (w *lakehouseWriter) appendSafely(ctx context.Context, batch []rows.Row, ou
 				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		}
 	}()
-	return w.table.Append(ctx, batch, delta.Txn{AppID: w.dest.ID, Version: seq})
+	appendFn := w.appendFn
+	if appendFn == nil {
+		appendFn = w.table.Append
+	}
+	return appendFn(ctx, batch, delta.Txn{AppID: w.dest.ID, Version: seq})
 }
 
 // rejection is the parked record of one row: the batch, the reason, the
