@@ -139,18 +139,18 @@ func TestHostileKafkaRecordsAreParked(t *testing.T) {
 
 // TestRejectedFirstBatchOverHTTP: the first batch of a new table made only
 // of rows that collide (accepted by the produce route: the collision is
-// between names that are each valid) is parked, and later events land
-// (issue 13, finding 3).
+// between names that are each valid) and of an empty object (no column to
+// make) is parked, and later events land (issue 13, finding 3).
 func TestRejectedFirstBatchOverHTTP(t *testing.T) {
 	e := startEnv(t)
 	s := newStream(e)
 	l := bindLakehouse(t, s, "collide")
-	e.must(200, e.call("POST", s.produce, `{"events":[{"value":{"A":1,"a":"s"}},{"value":{"Id":1,"iD":2}}]}`))
+	e.must(200, e.call("POST", s.produce, `{"events":[{"value":{"A":1,"a":"s"}},{"value":{"Id":1,"iD":2}},{"value":{}}]}`))
 	e.must(200, e.call("POST", s.produce, `{"events":[{"value":{"id":7}}]}`))
 	if snap := readTable(t, l.dir); len(snap.Rows) != 1 {
 		t.Fatalf("%d rows, want 1", len(snap.Rows))
 	}
-	wantParked(t, e, s, l, "collide", 2)
+	wantParked(t, e, s, l, "collide", 3)
 }
 
 // wantParked checks the destination's count and file of parked rows.

@@ -87,7 +87,7 @@ func (w *lakehouseWriter) write(ctx context.Context, seq int64, out []outRow) er
 			row = dup.Row
 		case errors.As(err, &limit):
 			row = limit.Row
-		case errors.As(err, &crash), len(batch) > 0 && errors.Is(err, delta.ErrNoColumns):
+		case len(batch) > 0 && (errors.As(err, &crash) || errors.Is(err, delta.ErrNoColumns)):
 			// No row to blame: park them all, so the destination goes on.
 			if err := w.parkAll(seq, batch, out, err); err != nil {
 				return err
