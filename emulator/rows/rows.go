@@ -11,6 +11,12 @@
 //   - a Kafka null value (a tombstone) becomes {"value": nil}.
 //
 // Nothing is dropped: every record yields exactly one row.
+//
+// The limits every row must meet to be stored in a table that Spark and
+// delta-rs can read (MaxDepth, CheckName) and the largest event
+// (MaxEventBytes) are in one place, limits.go; Check and CheckValue apply
+// them, the produce route before it writes and the Delta writer before it
+// commits.
 package rows
 
 import (
