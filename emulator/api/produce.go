@@ -14,6 +14,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator/broker"
 	"github.com/fabrictest/fabrictest/emulator/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/rows"
 	"github.com/fabrictest/fabrictest/emulator/store"
 	gojson "github.com/goccy/go-json"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -21,7 +22,12 @@ import (
 
 // MaxEventBytes caps one event's key, value and headers together, below
 // Kafka's default message.max.bytes (1048588) with room for batch framing.
-const MaxEventBytes = 999_000
+const MaxEventBytes = rows.MaxEventBytes
+
+// EventValueNotSupported is the errorCode of an event whose value is a
+// JSON object no Delta table could hold: nested deeper than rows.MaxDepth,
+// or with a member name rows.CheckName refuses.
+const EventValueNotSupported = "EventValueNotSupported"
 
 // partitionSummary tells where a produce wrote in one partition.
 type partitionSummary struct {
@@ -234,7 +240,27 @@ func toRecord(ev eventIn, i int, now time.Time) (*kgo.Record, error) {
 			"%s is %d bytes; one event's key, value and headers may total at most %d bytes", field(""), size, MaxEventBytes).
 			WithDetails(fabricerr.Detail{ErrorCode: "EventTooLarge", Message: field("")})
 	}
+	if err := checkValue(r.Value, field(".value")); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// checkValue refuses a value that becomes a row (a JSON object, sent as
+// JSON or as text) beyond package rows' limits, naming the field.
+func checkValue(value []byte, field string) error {
+	var le *rows.LimitError
+	if err := rows.CheckValue(value); !errors.As(err, &le) {
+		return nil
+	}
+	path := field
+	if le.Path != "" {
+		path += "." + le.Path
+	}
+	return fabricerr.New(http.StatusBadRequest, EventValueNotSupported,
+		"%s %s; an event that becomes a table row must nest objects and arrays at most %d levels deep and name its members with no control characters, not empty or blank, so that Delta readers can read the table",
+		path, le.Reason, rows.MaxDepth).
+		WithDetails(fabricerr.Detail{ErrorCode: EventValueNotSupported, Message: path})
 }
 
 // payload turns a JSON value into record bytes: strings as their text,

@@ -67,12 +67,23 @@
 // struct members follow a struct's existing members in name order.
 //
 // Column names are the member names as they are, Unicode included, except
-// that the characters Spark rejects in column names (space , ; { } ( )
-// newline tab =) become '_' and the empty name becomes "_". Delta column
+// that the printable characters Spark rejects in column names (space , ; {
+// } ( ) =) become '_'. Delta column
 // names are unique case-insensitively, so a member matches the column whose
 // name differs only in case ("ID" goes to an existing column "id"); an
 // object with two members that map to one column is rejected with a
 // *DuplicateFieldError.
+//
+// # Limits
+//
+// Every row is checked against package rows' limits before anything is
+// written, so that every table can be read by Spark and delta-rs: objects
+// and arrays nest at most rows.MaxDepth (32) levels, the row's own object
+// counted; a member name is not empty or blank, is valid UTF-8 and has no
+// control character (a NUL, a newline, a tab). rows.MaxDepth's
+// documentation says why 32. A row that breaks a limit is rejected with a
+// *RowLimitError naming the row and the field's path, and nothing is
+// written.
 //
 // # Schema changes and conflicts
 //

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/fabrictest/fabrictest/emulator/rows"
 )
 
 // ErrTxnCommitted is returned (wrapped) by Append when the table already
@@ -56,6 +58,25 @@ func (e *DuplicateFieldError) Error() string {
 	return fmt.Sprintf("fields %q and %q of row %d both map to column %q",
 		e.Field, e.Other, e.Row, e.Column)
 }
+
+// RowLimitError reports a row that breaks one of package rows' limits (a
+// value nested deeper than rows.MaxDepth, a member name no column may
+// have): a table holding it could not be read by Spark or delta-rs, so
+// Append returns it before writing anything.
+type RowLimitError struct {
+	// Err names the field and the limit.
+	Err *rows.LimitError
+	// Row is the index of the row in the batch.
+	Row int
+}
+
+// Error names the row, the field and the limit.
+func (e *RowLimitError) Error() string {
+	return fmt.Sprintf("row %d of the batch: %v", e.Row, e.Err)
+}
+
+// Unwrap returns the *rows.LimitError.
+func (e *RowLimitError) Unwrap() error { return e.Err }
 
 // joinPath prepends a path element (a member name, or "[]") to a path.
 func joinPath(prefix, rest string) string {

@@ -1,6 +1,7 @@
 package delta
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -118,6 +119,10 @@ type evolution struct {
 func evolve(table Schema, batch []rows.Row) (*evolution, error) {
 	e := &evolver{root: frozenNode("", StructOf(table.Fields...))}
 	for i, r := range batch {
+		var le *rows.LimitError
+		if err := rows.Check(r); errors.As(err, &le) {
+			return nil, &RowLimitError{Err: le, Row: i}
+		}
 		if err := e.object(e.root, r); err != nil {
 			return nil, withRow(err, i)
 		}

@@ -66,7 +66,9 @@
 // conversions and ManageFields for the Fabric mapping. compute adds fields
 // computed from the input row by Azure Stream Analytics' string and
 // mathematical functions (see ScalarFunc): null in, null out; a value of the
-// wrong type gives null and is counted (Stats.FunctionFailures).
+// wrong type gives null and is counted (Stats.FunctionFailures), and so
+// does a string result larger than one event may be (rows.MaxEventBytes),
+// refused before it is built.
 //
 // # Windows and time
 //

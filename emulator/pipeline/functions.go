@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/fabrictest/fabrictest/emulator/rows"
 )
 
 // Compute is a computed field of a ManageFields: the output field As gets
@@ -75,7 +77,9 @@ type Arg struct {
 // an overflow or a value out of the function's domain makes the result null,
 // counted in Stats.FunctionFailures (ASA would fail the query; the emulator
 // keeps the row, as a failed cast does). A NaN or infinite result is a
-// failure too.
+// failure too, and so is a string result longer than rows.MaxEventBytes
+// (a Replace or Concat that would make one event larger than an event may
+// be), refused before it is allocated.
 type ScalarFunc string
 
 // The functions built.
@@ -340,18 +344,7 @@ func callScalar(fn ScalarFunc, vals []any) (any, bool) {
 		return nil, false
 	}
 	if fn == FnConcat {
-		var b strings.Builder
-		for _, v := range vals {
-			if v == nil {
-				continue
-			}
-			s, ok := v.(string)
-			if !ok {
-				return nil, false
-			}
-			b.WriteString(s)
-		}
-		return b.String(), true
+		return concat(vals)
 	}
 	args := make([]arg, len(vals))
 	for _, v := range vals {
@@ -376,16 +369,13 @@ func callScalar(fn ScalarFunc, vals []any) (any, bool) {
 	case FnLen:
 		return long(int64(utf8.RuneCountInString(strings.TrimRight(args[0].s, " ")))), true
 	case FnLower:
-		return strings.ToLower(args[0].s), true
+		return bounded(strings.ToLower(args[0].s))
 	case FnUpper:
-		return strings.ToUpper(args[0].s), true
+		return bounded(strings.ToUpper(args[0].s))
 	case FnSubstring:
 		return substring(args[0].s, args[1].n.i, args[2].n.i)
 	case FnReplace:
-		if args[1].s == "" {
-			return args[0].s, true
-		}
-		return strings.ReplaceAll(args[0].s, args[1].s, args[2].s), true
+		return replace(args[0].s, args[1].s, args[2].s)
 	case FnTrim:
 		return strings.TrimFunc(args[0].s, unicode.IsSpace), true
 	case FnLTrim:
@@ -442,6 +432,58 @@ func double(f float64) (any, bool) {
 		return nil, false
 	}
 	return doubleValue(f + 0), true
+}
+
+// concat joins string arguments, nulls as empty strings; a result larger
+// than rows.MaxEventBytes is a failure, found before it is built.
+func concat(vals []any) (any, bool) {
+	size := 0
+	for _, v := range vals {
+		if v == nil {
+			continue
+		}
+		s, ok := v.(string)
+		if !ok {
+			return nil, false
+		}
+		size += len(s)
+		if size > rows.MaxEventBytes {
+			return nil, false
+		}
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, v := range vals {
+		if s, ok := v.(string); ok {
+			b.WriteString(s)
+		}
+	}
+	return b.String(), true
+}
+
+// replace replaces every old in s with repl (an empty old returns s); a
+// result larger than rows.MaxEventBytes is a failure, found by counting the
+// occurrences before anything is allocated.
+func replace(s, old, repl string) (any, bool) {
+	if old == "" {
+		return s, true
+	}
+	if len(repl) > len(old) {
+		n := int64(strings.Count(s, old))
+		if int64(len(s))+n*int64(len(repl)-len(old)) > rows.MaxEventBytes {
+			return nil, false
+		}
+	}
+	return strings.ReplaceAll(s, old, repl), true
+}
+
+// bounded fails a string result larger than rows.MaxEventBytes (Lower and
+// Upper may lengthen a string: at most three bytes for one).
+func bounded(s string) (any, bool) {
+	if len(s) > rows.MaxEventBytes {
+		return nil, false
+	}
+	return s, true
 }
 
 // charIndex is the 1-based code-point position of find in search at or

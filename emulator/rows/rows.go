@@ -11,6 +11,12 @@
 //   - a Kafka null value (a tombstone) becomes {"value": nil}.
 //
 // Nothing is dropped: every record yields exactly one row.
+//
+// The limits every row must meet to be stored in a table that Spark and
+// delta-rs can read (MaxDepth, CheckName) and the largest event
+// (MaxEventBytes) are in one place, limits.go; Check and CheckValue apply
+// them, the produce route before it writes and the Delta writer before it
+// commits.
 package rows
 
 import (
@@ -37,15 +43,23 @@ func FromValue(value []byte) Row {
 	}
 	trimmed := bytes.TrimSpace(value)
 	if len(trimmed) > 0 && trimmed[0] == '{' {
-		dec := gojson.NewDecoder(bytes.NewReader(trimmed))
-		dec.UseNumber()
-		var obj map[string]any
-		if err := dec.Decode(&obj); err == nil && !dec.More() {
-			return Row(obj)
+		if obj, ok := decodeObject(trimmed); ok {
+			return obj
 		}
 	}
 	if utf8.Valid(value) {
 		return Row{ValueField: string(value)}
 	}
 	return Row{ValueBase64Field: base64.StdEncoding.EncodeToString(value)}
+}
+
+// decodeObject decodes one JSON object (numbers as json.Number).
+func decodeObject(trimmed []byte) (Row, bool) {
+	dec := gojson.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil || dec.More() {
+		return nil, false
+	}
+	return Row(obj), true
 }
