@@ -277,7 +277,7 @@ func payload(raw json.RawMessage) []byte {
 		_ = json.Unmarshal(raw, &s)
 		return []byte(s)
 	}
-	if bytes.IndexAny(raw, " \t\r\n") < 0 {
+	if !bytes.ContainsAny(raw, " \t\r\n") {
 		return raw // already compact
 	}
 	var b bytes.Buffer

@@ -141,9 +141,7 @@ func numberKind(n json.Number) kind {
 
 // isIntegerLiteral reports whether s is an optional minus sign and digits.
 func isIntegerLiteral(s string) bool {
-	if strings.HasPrefix(s, "-") {
-		s = s[1:]
-	}
+	s = strings.TrimPrefix(s, "-")
 	if s == "" {
 		return false
 	}
