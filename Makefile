@@ -15,7 +15,7 @@ LOCAL_KAFKA_IMAGE := fabrictest/kafka:3.9.1-local
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: run build test test-deps check-scripts test-unit test-container test-witness kafka-image emulator-image docker bench vet
+.PHONY: run build test test-deps check-scripts test-unit test-fuzz test-container test-witness kafka-image emulator-image docker bench vet
 
 run:
 	$(GO) run ./emulator/cmd/fabric-emulator serve --addr $(ADDR) --kafka $(KAFKA) --data-dir $(DATA_DIR)
@@ -23,7 +23,7 @@ run:
 build:
 	$(GO) build -o bin/fabric-emulator ./emulator/cmd/fabric-emulator
 
-test: test-deps vet check-scripts test-unit test-container test-witness
+test: test-deps vet check-scripts test-unit test-fuzz test-container test-witness
 
 test-deps:
 	bash scripts/install-test-deps.sh
@@ -47,6 +47,26 @@ check-scripts: docker
 # Tier 1: unit and in-process integration tests on the embedded broker.
 test-unit:
 	$(GO) test -race -count=1 -timeout 20m ./...
+
+# Hostile input: each native fuzz target for FUZZ_TIME beyond its seed corpus
+# (go test runs the seeds alone in tier 1). A failure leaves the input under
+# the package's testdata/fuzz/ and fails the run.
+FUZZ_TIME ?= 20s
+FUZZ_TARGETS := \
+	emulator/gateway:FuzzReadRequest \
+	emulator/gateway:FuzzSession \
+	emulator/rows:FuzzCheckValue \
+	emulator/delta:FuzzRowToDelta \
+	emulator/pipeline:FuzzScalarFunctions \
+	emulator/pipeline:FuzzOperators \
+	emulator:FuzzDefinition
+
+test-fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "fuzz $$fn in ./$$pkg for $(FUZZ_TIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZ_TIME) -fuzzminimizetime 2s ./$$pkg; \
+	done
 
 docker:
 	bash scripts/ensure-docker.sh
