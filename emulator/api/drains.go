@@ -22,7 +22,9 @@ var writers = map[string]func(a *API, d store.Destination) (rowWriter, error){}
 const deliveryTimeout = 30 * time.Second
 
 // StartDrains starts a drain for every stored destination; the server calls
-// it once at start-up.
+// it once at start-up. A destination that cannot start does not stop the
+// others or the server: it comes up Failed, with its error in the topology,
+// and can be deleted, updated or resumed (which tries again).
 func (a *API) StartDrains(ctx context.Context) error {
 	if !a.cfg.Broker.Enabled() {
 		return nil
@@ -33,14 +35,16 @@ func (a *API) StartDrains(ctx context.Context) error {
 	}
 	for _, d := range ds {
 		if err := a.startDrain(ctx, d); err != nil {
-			return fmt.Errorf("start destination %s: %w", d.ID, err)
+			a.cfg.Logger.Error("destination failed to start; it stays Failed until resumed, updated or deleted",
+				"destination", d.ID, "eventstream", d.EventstreamID, "err", err)
 		}
 	}
 	return nil
 }
 
 // startDrain starts delivering d (nothing to do without a broker: the
-// drain starts with the next server that has one).
+// drain starts with the next server that has one). A destination that
+// cannot start is left Failed with the error, which is also returned.
 func (a *API) startDrain(ctx context.Context, d store.Destination) error {
 	if !a.cfg.Broker.Enabled() {
 		return nil
@@ -49,6 +53,22 @@ func (a *API) startDrain(ctx context.Context, d store.Destination) error {
 	if err := a.stopDrain(d.ID); err != nil {
 		return err
 	}
+	err := a.launchDrain(ctx, d)
+	if err == nil {
+		return nil
+	}
+	var fe *fabricerr.Error
+	if !errors.As(err, &fe) {
+		fe = fabricerr.New(http.StatusBadGateway, "DestinationFailed", "%s could not start: %v", describe(d), err).WithResource(d.ID, "Destination")
+	}
+	a.drainsMu.Lock()
+	a.drains[d.ID] = drain.Failed(fmt.Errorf("start the destination: %w", err))
+	a.drainsMu.Unlock()
+	return fe
+}
+
+// launchDrain builds d's sink and starts its drain.
+func (a *API) launchDrain(ctx context.Context, d store.Destination) error {
 	es, err := a.cfg.Store.GetItem(ctx, d.EventstreamID)
 	if err != nil {
 		return err
@@ -89,7 +109,9 @@ func (a *API) startDrain(ctx context.Context, d store.Destination) error {
 		Seeds: a.cfg.Broker.Bootstrap(), Topic: streams[0].Topic, Group: drainGroup(d.ID),
 		Sink: sink, Logger: a.cfg.Logger.With("destination", d.ID),
 	})
-	if err != nil {
+	if resume := (*drain.ResumeError)(nil); errors.As(err, &resume) {
+		return err // the destination's own state, not Kafka
+	} else if err != nil {
 		return kafkaError(err)
 	}
 	a.drainsMu.Lock()
@@ -138,6 +160,13 @@ func (a *API) drainStatus(id string) (drain.Status, bool) {
 		return drain.Status{}, false
 	}
 	return dr.Status(), true
+}
+
+// startFailed reports whether destination id is Failed because it could
+// not start (resuming it tries again).
+func (a *API) startFailed(id string) bool {
+	st, ok := a.drainStatus(id)
+	return ok && st.StartErr != nil
 }
 
 // CloseDrains stops every drain and closes the Kusto client they shared.

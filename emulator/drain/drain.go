@@ -79,6 +79,9 @@ type Drain struct {
 	changed  chan struct{}   // closed and replaced on every change
 	written  int64
 	failures int64
+	skipped  int64 // records skipped by the sink's policy after a panic
+	panics   int64 // panics recovered
+	startErr error // set on a drain that never started (see Failed)
 }
 
 // Start positions a consumer per partition (the group's committed offset,
@@ -161,9 +164,10 @@ func startOffsets(ctx context.Context, adm *kadm.Client, cfg Config) (map[int32]
 	if err != nil {
 		return nil, fmt.Errorf("fetch offsets of group %s: %w", cfg.Group, err)
 	}
-	written, err := cfg.Sink.Resume(ctx, parts)
+	var written map[int32]int64
+	err = guard(func() (err error) { written, err = cfg.Sink.Resume(ctx, parts); return err })
 	if err != nil {
-		return nil, fmt.Errorf("read resume points: %w", err)
+		return nil, &ResumeError{Err: err}
 	}
 	start := map[int32]int64{}
 	fresh := kadm.Offsets{}
@@ -217,7 +221,11 @@ func (d *Drain) run(ctx context.Context) {
 			}
 		})
 		if t, ok := d.cfg.Sink.(Ticker); ok {
-			if err := t.Tick(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			err := guard(func() error { return t.Tick(ctx, time.Now()) })
+			if pe := (*PanicError)(nil); errors.As(err, &pe) {
+				d.notePanic("tick", Batch{}, pe)
+			}
+			if err != nil && ctx.Err() == nil {
 				d.cfg.Logger.Warn("destination tick failed; retrying", "group", d.cfg.Group, "err", err)
 				d.update(func() { d.err = err; d.failures++ })
 			}
@@ -236,11 +244,25 @@ func (d *Drain) run(ctx context.Context) {
 	}
 }
 
-// deliver writes b until it succeeds (true) or the drain stops (false).
+// deliver writes b until it succeeds (true) or the drain stops (false). A
+// batch whose write panics is delivered again record by record; a record
+// that panics alone is skipped by the sink's policy.
 func (d *Drain) deliver(ctx context.Context, b Batch) bool {
 	backoff := 50 * time.Millisecond
+	skipped := false
 	for {
-		err := d.cfg.Sink.Write(ctx, b)
+		err := guard(func() error { return d.cfg.Sink.Write(ctx, b) })
+		var pe *PanicError
+		if errors.As(err, &pe) {
+			d.notePanic("write", b, pe)
+			if len(b.Records) > 1 {
+				return d.isolate(ctx, b)
+			}
+			if err = d.skip(ctx, b.Records[0], pe); err == nil {
+				skipped = true
+				break
+			}
+		}
 		if err == nil {
 			break
 		}
@@ -269,7 +291,11 @@ func (d *Drain) deliver(ctx context.Context, b Batch) bool {
 			d.next[p] = o + 1
 		}
 		d.err = nil
-		d.written += int64(len(b.Records))
+		if skipped {
+			d.skipped++
+		} else {
+			d.written += int64(len(b.Records))
+		}
 	})
 	return true
 }
@@ -290,6 +316,9 @@ var ErrClosed = errors.New("drain closed")
 // (the sink's error is returned; delivery goes on in the background). A
 // failure from before the call does not count: the next attempt decides.
 func (d *Drain) WaitPast(ctx context.Context, offsets map[int32]int64) error {
+	if d.startErr != nil {
+		return d.startErr
+	}
 	d.mu.Lock()
 	seen := d.failures
 	d.mu.Unlock()
@@ -323,7 +352,11 @@ type Status struct {
 	Next     map[int32]int64 // per partition: offsets below are delivered
 	Written  int64           // records delivered since start
 	Failures int64           // failed write attempts since start
+	Skipped  int64           // records the sink could not take, skipped by its policy
+	Panics   int64           // panics recovered in the sink or its operators
 	Err      error           // the last write error, nil when healthy
+	// StartErr is why the drain could not start (a Failed drain).
+	StartErr error
 }
 
 // Status returns the drain's progress.
@@ -334,11 +367,18 @@ func (d *Drain) Status() Status {
 	for p, o := range d.next {
 		next[p] = o
 	}
-	return Status{Next: next, Written: d.written, Failures: d.failures, Err: d.err}
+	panics := d.panics
+	if p, ok := d.cfg.Sink.(Panicker); ok {
+		panics += p.Panics()
+	}
+	return Status{Next: next, Written: d.written, Failures: d.failures, Skipped: d.skipped, Panics: panics, Err: d.err, StartErr: d.startErr}
 }
 
 // Close stops the drain and waits for it to finish the write in flight.
 func (d *Drain) Close() error {
+	if d.cancel == nil { // Failed
+		return nil
+	}
 	d.cancel()
 	<-d.done
 	return nil
