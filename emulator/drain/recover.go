@@ -15,7 +15,9 @@ type PanicError struct {
 	Stack []byte // the goroutine's stack where it panicked
 }
 
-func (e *PanicError) Error() string { return fmt.Sprintf("the destination failed unexpectedly: %v", e.Value) }
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("the destination failed unexpectedly: %v", e.Value)
+}
 
 // Skipper is implemented by sinks with a policy for a record they cannot
 // take (a Lakehouse parks it beside the table and counts it): Skip is
