@@ -94,7 +94,7 @@ func (a *API) launchDrain(ctx context.Context, d store.Destination) error {
 	if err != nil {
 		return err
 	}
-	sink, err := newProcessor(ctx, a.cfg.Store, d.ID, ops, w)
+	sink, err := newProcessor(ctx, a.cfg.Store, d.ID, ops, w, a.rejectionsOf(d.ID), a.cfg.Logger.With("destination", d.ID))
 	if err != nil {
 		return err
 	}
