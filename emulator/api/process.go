@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -104,13 +103,17 @@ func (p *processor) flushPending(ctx context.Context) error {
 	if p.journal.Pending == nil {
 		return nil
 	}
-	var out []outRow
-	dec := gojson.NewDecoder(bytes.NewReader(p.journal.Pending))
-	dec.UseNumber() // numbers keep their text, so a long stays a long
-	if err := dec.Decode(&out); err != nil {
+	var pend pendingBatch
+	if err := pend.decode(p.journal.Pending); err != nil {
 		return fmt.Errorf("read pending batch: %w", err)
 	}
-	if err := p.writeBatch(ctx, p.journal.Seq, out); err != nil {
+	var err error
+	if pend.Split {
+		err = p.writeSplit(ctx, p.journal.Seq-int64(len(pend.Rows))+1, pend.Rows)
+	} else {
+		err = p.writeBatch(ctx, pend.Rows)
+	}
+	if err != nil {
 		return err
 	}
 	p.journal.Pending = nil
@@ -178,9 +181,7 @@ func (p *processor) commit(ctx context.Context, out []outRow, offsets map[int32]
 		j.State = state
 	}
 	if len(out) > 0 {
-		// A batch reserves a seq per row, and is written under the last:
-		// if the writer panics, its rows go one by one under the others.
-		j.Seq += int64(len(out))
+		j.Seq++
 		pending, err := gojson.Marshal(out)
 		if err != nil {
 			return err
@@ -195,11 +196,11 @@ func (p *processor) commit(ctx context.Context, out []outRow, offsets map[int32]
 		return nil
 	}
 	// The batch in hand is the one journalled: write it without decoding.
-	if err := p.writeBatch(ctx, j.Seq, out); err != nil {
+	if err := p.writeBatch(ctx, out); err != nil {
 		return err
 	}
 	p.journal.Pending = nil
-	return p.st.ClearPending(ctx, p.destID, j.Seq)
+	return p.st.ClearPending(ctx, p.destID, p.journal.Seq)
 }
 
 func (p *processor) saveState(ctx context.Context) error {

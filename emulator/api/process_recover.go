@@ -1,15 +1,35 @@
 package api
 
 import (
+	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"runtime/debug"
 
 	"github.com/fabrictest/fabrictest/emulator/drain"
 	"github.com/fabrictest/fabrictest/emulator/pipeline"
+	gojson "github.com/goccy/go-json"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
+
+// pendingBatch is a journal's pending batch: the rows of the journal's seq,
+// or, once the writer panicked on them (Split), rows written one at a time
+// under the seqs ending at the journal's.
+type pendingBatch struct {
+	Split bool     `json:"split"`
+	Rows  []outRow `json:"rows"`
+}
+
+// decode reads both forms: a plain array is a whole batch.
+func (b *pendingBatch) decode(raw []byte) error {
+	dec := gojson.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // numbers keep their text, so a long stays a long
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
+		b.Split = false
+		return dec.Decode(&b.Rows)
+	}
+	return dec.Decode(b)
+}
 
 // parker is implemented by writers that keep the rows they cannot take
 // beside the data (a Lakehouse's Files/_rejected).
@@ -17,33 +37,64 @@ type parker interface {
 	park(rec map[string]any) error
 }
 
-// writeBatch writes out under seq, the last of the len(out) seqs the
-// journal reserved for it. When the writer panics, the rows are written
-// one at a time under the reserved seqs (seq-len(out)+1 … seq), so a
-// replay after a crash splits the same way and skips what was written;
-// a row that panics alone is parked and counted.
-func (p *processor) writeBatch(ctx context.Context, seq int64, out []outRow) error {
-	err := recovered(func() error { return p.w.write(ctx, seq, out) })
-	var pe *drain.PanicError
-	if !errors.As(err, &pe) {
+// writeBatch writes out (journalled as pending under the journal's seq).
+// When the writer panics on it, the journal is rewritten to split it: its
+// rows are written one at a time under seqs of their own (the journal's,
+// then the following ones), so a replay after a crash splits the same way
+// and skips what was written; a row that panics alone is parked and counted.
+func (p *processor) writeBatch(ctx context.Context, out []outRow) error {
+	seq := p.journal.Seq
+	pe, err := p.tryWrite(ctx, seq, out)
+	if pe == nil {
 		return err
 	}
-	p.panics.Add(1)
-	args := []any{"destination", p.destID, "seq", seq, "rows", len(out), "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack)}
-	if len(out) == 1 && out[0].Offset >= 0 {
-		args = append(args, "partition", out[0].Partition, "offset", out[0].Offset)
-	}
-	p.log.Error("destination writer panicked; recovered", args...)
 	if len(out) == 1 {
 		return p.reject(out[0], seq, pe)
 	}
-	first := seq - int64(len(out)) + 1
+	j := p.journal
+	j.Seq = seq + int64(len(out)) - 1
+	if j.Pending, err = gojson.Marshal(pendingBatch{Split: true, Rows: out}); err != nil {
+		return err
+	}
+	if err := p.st.PutJournal(ctx, j); err != nil {
+		return err
+	}
+	p.journal = j
+	return p.writeSplit(ctx, seq, out)
+}
+
+// writeSplit writes out one row at a time under seqs from first on.
+func (p *processor) writeSplit(ctx context.Context, first int64, out []outRow) error {
 	for i, r := range out {
-		if err := p.writeBatch(ctx, first+int64(i), []outRow{r}); err != nil {
+		seq := first + int64(i)
+		pe, err := p.tryWrite(ctx, seq, []outRow{r})
+		if pe != nil {
+			err = p.reject(r, seq, pe)
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// tryWrite writes out under seq; a panic of the writer is recovered,
+// logged with the rows' coordinates, counted and returned as pe.
+func (p *processor) tryWrite(ctx context.Context, seq int64, out []outRow) (pe *drain.PanicError, err error) {
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		p.panics.Add(1)
+		pe = &drain.PanicError{Value: v, Stack: debug.Stack()}
+		args := []any{"destination", p.destID, "seq", seq, "rows", len(out), "panic", fmt.Sprint(v), "stack", string(pe.Stack)}
+		if len(out) == 1 && out[0].Offset >= 0 {
+			args = append(args, "partition", out[0].Partition, "offset", out[0].Offset)
+		}
+		p.log.Error("destination writer panicked; recovered", args...)
+	}()
+	return nil, p.w.write(ctx, seq, out)
 }
 
 // reject parks a row the writer cannot take (when the writer keeps such
@@ -92,14 +143,4 @@ func (p *processor) restoreOnPanic() {
 		}
 	}
 	panic(v)
-}
-
-// recovered runs fn, turning a panic into a *drain.PanicError.
-func recovered(fn func() error) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = &drain.PanicError{Value: v, Stack: debug.Stack()}
-		}
-	}()
-	return fn()
 }

@@ -100,7 +100,7 @@ func TestProcessorRecoversWriterPanic(t *testing.T) {
 	// after rows 1 and 2) replays it split the same way.
 	j, _ := st.GetJournal(ctx, dest)
 	pending, _ := p.journalled(records(`5`, `"poison"`, `7`))
-	j.Seq += 3
+	j.Seq += 3 // split: rows under seqs Seq-2, Seq-1, Seq
 	j.Pending = pending
 	if err := st.PutJournal(ctx, j); err != nil {
 		t.Fatal(err)
@@ -125,11 +125,11 @@ func TestProcessorRecoversWriterPanic(t *testing.T) {
 	}
 }
 
-// journalled is the pending form of b's rows (as commit stores it).
+// journalled is the split pending form of b's rows (as writeBatch stores it).
 func (p *processor) journalled(b drain.Batch) ([]byte, error) {
 	var out []outRow
 	for _, r := range b.Records {
 		out = append(out, outRow{Value: r.Value, Partition: r.Partition, Offset: r.Offset + 100})
 	}
-	return json.Marshal(out)
+	return json.Marshal(pendingBatch{Split: true, Rows: out})
 }
