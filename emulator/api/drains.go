@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/broker"
@@ -105,8 +106,12 @@ func (a *API) launchDrain(ctx context.Context, d store.Destination) error {
 	if err := a.cfg.Broker.EnsureTopic(ctx, streams[0].Topic); err != nil {
 		return kafkaError(err)
 	}
+	pool, err := a.drainPool()
+	if err != nil {
+		return kafkaError(err)
+	}
 	dr, err := drain.Start(ctx, drain.Config{
-		Seeds: a.cfg.Broker.Bootstrap(), Topic: streams[0].Topic, Group: drainGroup(d.ID),
+		Topic: streams[0].Topic, Group: drainGroup(d.ID), Pool: pool,
 		Sink: sink, Logger: a.cfg.Logger.With("destination", d.ID),
 	})
 	if resume := (*drain.ResumeError)(nil); errors.As(err, &resume) {
@@ -169,18 +174,55 @@ func (a *API) startFailed(id string) bool {
 	return ok && st.StartErr != nil
 }
 
-// CloseDrains stops every drain and closes the Kusto client they shared.
-func (a *API) CloseDrains() {
+// drainPool returns the Kafka connections every drain shares, connecting
+// on first use.
+func (a *API) drainPool() (*drain.Pool, error) {
 	a.drainsMu.Lock()
-	ds := a.drains
-	a.drains = map[string]*drain.Drain{}
+	defer a.drainsMu.Unlock()
+	if a.pool == nil {
+		p, err := drain.NewPool(a.cfg.Broker.Bootstrap(), a.cfg.Logger)
+		if err != nil {
+			return nil, err
+		}
+		a.pool = p
+	}
+	return a.pool, nil
+}
+
+// CloseDrains stops every drain, then closes the Kafka connections and the
+// Kusto client they shared. It gives up waiting when ctx ends (a write or a
+// client that hangs), leaving what is left to the process's exit.
+func (a *API) CloseDrains(ctx context.Context) error {
+	a.drainsMu.Lock()
+	ds, pool := a.drains, a.pool
+	a.drains, a.pool = map[string]*drain.Drain{}, nil
 	a.drainsMu.Unlock()
+	var wg sync.WaitGroup
 	for _, d := range ds {
-		d.Close()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d.Close()
+		}()
+	}
+	stopped := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-ctx.Done():
+		return fmt.Errorf("stop destinations: %w", ctx.Err())
+	}
+	var err error
+	if pool != nil {
+		err = pool.Close(ctx)
 	}
 	if a.kustoClient != nil {
 		_ = a.kustoClient.Close()
 	}
+	return err
 }
 
 // awaitDestinations waits until every destination of the Eventstream has

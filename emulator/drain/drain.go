@@ -63,12 +63,15 @@ type Config struct {
 	// MaxBatch caps the records handed to the sink at once (default 10000).
 	MaxBatch int
 	Logger   *slog.Logger
+	// Pool is the Kafka connections the drain shares with others; nil
+	// gives the drain a pool of its own (on Seeds), closed with it.
+	Pool *Pool
 }
 
 // Drain is one running destination consumer.
 type Drain struct {
 	cfg    Config
-	cl     *kgo.Client
+	pool   *Pool
 	adm    *kadm.Client
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -94,34 +97,27 @@ func Start(ctx context.Context, cfg Config) (*Drain, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	meta, err := kgo.NewClient(kgo.SeedBrokers(cfg.Seeds...))
-	if err != nil {
-		return nil, fmt.Errorf("connect drain: %w", err)
+	pool, own := cfg.Pool, cfg.Pool == nil
+	if own {
+		var err error
+		if pool, err = NewPool(cfg.Seeds, cfg.Logger); err != nil {
+			return nil, err
+		}
 	}
-	adm := kadm.NewClient(meta)
-	start, err := retrying(ctx, func() (map[int32]int64, error) { return startOffsets(ctx, adm, cfg) })
+	start, err := retrying(ctx, func() (map[int32]int64, error) { return startOffsets(ctx, pool.adm, cfg) })
 	if err != nil {
-		meta.Close()
+		if own {
+			_ = pool.Close(context.Background())
+		}
 		return nil, err
 	}
-	from := map[int32]kgo.Offset{}
-	for p, o := range start {
-		from[p] = kgo.NewOffset().At(o)
-	}
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(cfg.Seeds...),
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{cfg.Topic: from}),
-		kgo.FetchMaxWait(500*time.Millisecond),
-	)
-	if err != nil {
-		meta.Close()
-		return nil, fmt.Errorf("connect drain: %w", err)
-	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	d := &Drain{cfg: cfg, cl: cl, adm: adm, cancel: cancel, done: make(chan struct{}), next: start, changed: make(chan struct{})}
+	d := &Drain{cfg: cfg, pool: pool, adm: pool.adm, cancel: cancel, done: make(chan struct{}), next: start, changed: make(chan struct{})}
 	go func() {
 		defer close(d.done)
-		defer meta.Close()
+		if own {
+			defer pool.Close(context.Background())
+		}
 		d.run(runCtx)
 	}()
 	return d, nil
@@ -206,20 +202,15 @@ func commit(ctx context.Context, adm *kadm.Client, group string, offs kadm.Offse
 }
 
 func (d *Drain) run(ctx context.Context) {
-	defer d.cl.Close()
 	for ctx.Err() == nil {
 		// A bounded poll, so that Ticker sinks run even when no record comes.
-		pctx, cancel := context.WithTimeout(ctx, tickEvery)
-		fetches := d.cl.PollRecords(pctx, d.cfg.MaxBatch)
-		cancel()
+		f := d.pool.poll(ctx, d.cfg.Topic, d.positions(), tickEvery)
 		if ctx.Err() != nil {
 			return
 		}
-		fetches.EachError(func(t string, p int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) {
-				d.cfg.Logger.Warn("drain fetch failed", "topic", t, "partition", p, "err", err)
-			}
-		})
+		if f.err != nil {
+			d.fetchFailed(ctx, f.err)
+		}
 		if t, ok := d.cfg.Sink.(Ticker); ok {
 			err := guard(func() error { return t.Tick(ctx, time.Now()) })
 			if pe := (*PanicError)(nil); errors.As(err, &pe) {
@@ -230,17 +221,55 @@ func (d *Drain) run(ctx context.Context) {
 				d.update(func() { d.err = err; d.failures++ })
 			}
 		}
+		if len(f.records) == 0 {
+			continue
+		}
 		b := Batch{Last: map[int32]int64{}}
-		fetches.EachRecord(func(r *kgo.Record) {
+		for _, r := range f.records[:min(len(f.records), d.cfg.MaxBatch)] {
 			b.Records = append(b.Records, r)
 			b.Last[r.Partition] = r.Offset
-		})
-		if len(b.Records) == 0 {
-			continue
 		}
 		if !d.deliver(ctx, b) {
 			return
 		}
+	}
+}
+
+// positions returns, per partition, the next offset to deliver.
+func (d *Drain) positions() map[int32]int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make(map[int32]int64, len(d.next))
+	for p, o := range d.next {
+		out[p] = o
+	}
+	return out
+}
+
+// fetchFailed logs a failed read and waits a little; a position the log no
+// longer holds (deleted by retention, or a topic re-created) moves to the
+// nearest offset it holds.
+func (d *Drain) fetchFailed(ctx context.Context, err error) {
+	d.cfg.Logger.Warn("drain fetch failed", "topic", d.cfg.Topic, "group", d.cfg.Group, "err", err)
+	if errors.Is(err, kerr.OffsetOutOfRange) {
+		starts, serr := d.adm.ListStartOffsets(ctx, d.cfg.Topic)
+		ends, eerr := d.adm.ListEndOffsets(ctx, d.cfg.Topic)
+		if serr == nil && eerr == nil {
+			d.update(func() {
+				for p, o := range d.next {
+					if s, ok := starts.Lookup(d.cfg.Topic, p); ok && s.Err == nil && o < s.Offset {
+						d.next[p] = s.Offset
+					}
+					if e, ok := ends.Lookup(d.cfg.Topic, p); ok && e.Err == nil && o > e.Offset {
+						d.next[p] = e.Offset
+					}
+				}
+			})
+		}
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(250 * time.Millisecond):
 	}
 }
 
