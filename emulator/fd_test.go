@@ -16,9 +16,13 @@ import (
 const fdLimit = 4096
 
 // manyDestinations is how many destinations TestManyDestinationsUnderFDLimit
-// binds: 2,000, or FABRICTEST_DESTINATIONS.
+// binds: FABRICTEST_DESTINATIONS, else 2,000 (200 under -race or -short,
+// where 2,000 takes minutes; make test runs the 2,000 without -race).
 func manyDestinations(t *testing.T) int {
 	n := 2000
+	if raceEnabled || testing.Short() {
+		n = 200
+	}
 	if s := os.Getenv("FABRICTEST_DESTINATIONS"); s != "" {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 {
@@ -39,14 +43,14 @@ func openFDs(t *testing.T) int {
 }
 
 // TestManyDestinationsUnderFDLimit binds 2,000 Lakehouse destinations (20
-// Eventstreams of 100) in a process limited to 4,096 file descriptors,
+// Eventstreams of 100; see manyDestinations) in a process limited to 4,096 file descriptors,
 // produces one event to each Eventstream and finds it in every table: the
 // drains share their Kafka connections, so descriptors do not grow with
 // the destinations. It re-runs itself in a child process so that the
 // limit holds for nothing else.
 func TestManyDestinationsUnderFDLimit(t *testing.T) {
 	if os.Getenv("FABRICTEST_FD_CHILD") == "" {
-		args := []string{"-test.run=^TestManyDestinationsUnderFDLimit$", "-test.v", "-test.count=1"}
+		args := []string{"-test.run=^TestManyDestinationsUnderFDLimit$", "-test.v", "-test.count=1", fmt.Sprint("-test.short=", testing.Short())}
 		cmd := exec.Command(os.Args[0], args...)
 		cmd.Env = append(os.Environ(), "FABRICTEST_FD_CHILD=1")
 		out, err := cmd.CombinedOutput()
