@@ -144,3 +144,14 @@ func (p *processor) restoreOnPanic() {
 	}
 	panic(v)
 }
+
+// recovered runs fn, turning a panic into a *drain.PanicError (with the
+// stack), for the goroutines that run a source, an operator or a sink.
+func recovered(fn func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &drain.PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return fn()
+}

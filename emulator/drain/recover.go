@@ -16,7 +16,7 @@ type PanicError struct {
 }
 
 func (e *PanicError) Error() string {
-	return fmt.Sprintf("the destination failed unexpectedly: %v", e.Value)
+	return fmt.Sprintf("internal error of the emulator (recovered): %v", e.Value)
 }
 
 // Skipper is implemented by sinks with a policy for a record they cannot
