@@ -92,7 +92,7 @@ func addPartition(reqs map[int32]*kmsg.FetchRequest, leader int32, topic string,
 		req.MaxWaitMillis = int32(fetchWait / time.Millisecond)
 		req.MinBytes = 1
 		req.MaxBytes = fetchMaxBytes
-		req.IsolationLevel = 1 // read committed
+		req.IsolationLevel = 0 // read uncommitted, as the drains always read
 		reqs[leader] = req
 	}
 	var rt *kmsg.FetchRequestTopic
@@ -137,7 +137,7 @@ func (p *Pool) send(ctx context.Context, reqs map[int32]*kmsg.FetchRequest, low 
 				for i := range t.Partitions {
 					rp := &t.Partitions[i]
 					fp, _ := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
-						Topic: t.Topic, Partition: rp.Partition, Offset: low[t.Topic][rp.Partition], IsolationLevel: kgo.ReadCommitted(),
+						Topic: t.Topic, Partition: rp.Partition, Offset: low[t.Topic][rp.Partition], IsolationLevel: kgo.ReadUncommitted(),
 					}, rp, decompressor, nil)
 					if fp.Err != nil {
 						if !errors.Is(fp.Err, kerr.OffsetOutOfRange) {
