@@ -85,3 +85,33 @@ func TestDataDirStartsWithFailedDestinations(t *testing.T) {
 	waitRows(t, healthy.dir, 3)
 	waitRows(t, broken.dir, 2) // its first row, then the one produced after the resume
 }
+
+// A first batch made only of rows the table cannot take (issue 13, finding
+// 3) left in the topic across a restart: the server starts, the
+// destination is Running or Failed with its error, and it can be deleted,
+// after which produces succeed.
+func TestDataDirStartsWithRejectedFirstBatch(t *testing.T) {
+	dir := t.TempDir()
+	e := startEnv(t, emulator.WithDataDir(dir))
+	s := newStream(e)
+	l := bindLakehouse(t, s, "wedged")
+	r := e.call("POST", s.produce, `{"events":[{"value":{"":1," ":2}}]}`)
+	t.Logf("first produce: %d %s", r.Status, r.Raw)
+	e.srv.Close()
+
+	e2 := startEnv(t, emulator.WithDataDir(dir))
+	s.e = e2
+	base := "/v1/workspaces/" + s.ws + "/eventstreams/" + s.id + "/destinations/" + l.dest
+	n := e2.must(200, e2.call("GET", base, nil)).Body
+	switch n["status"] {
+	case "Running":
+	case "Failed":
+		if msg, _ := n["error"].(map[string]any)["errorMessage"].(string); msg == "" {
+			t.Fatalf("Failed without an error message: %v", n)
+		}
+	default:
+		t.Fatalf("destination after restart: %v", n)
+	}
+	e2.must(200, e2.call("DELETE", base, nil))
+	e2.must(200, e2.call("POST", s.produce, `{"events":[{"value":{"n":1}}]}`))
+}
