@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
@@ -202,37 +203,88 @@ func commit(ctx context.Context, adm *kadm.Client, group string, offs kadm.Offse
 }
 
 func (d *Drain) run(ctx context.Context) {
+	var (
+		buf   []*kgo.Record // fetched, not yet delivered
+		ahead *prefetch     // a read started before the write in flight
+	)
 	for ctx.Err() == nil {
-		// A bounded poll, so that Ticker sinks run even when no record comes.
-		f := d.pool.poll(ctx, d.cfg.Topic, d.positions(), tickEvery)
+		var f fetched
+		switch {
+		case len(buf) > 0:
+			f.records, buf = buf, nil
+		case ahead != nil:
+			f, ahead = ahead.take(d.positions()), nil
+		default:
+			// A bounded poll, so that Ticker sinks run even when no record comes.
+			f = d.pool.poll(ctx, d.cfg.Topic, d.positions(), tickEvery)
+		}
 		if ctx.Err() != nil {
 			return
 		}
 		if f.err != nil {
 			d.fetchFailed(ctx, f.err)
 		}
-		if t, ok := d.cfg.Sink.(Ticker); ok {
-			err := guard(func() error { return t.Tick(ctx, time.Now()) })
-			if pe := (*PanicError)(nil); errors.As(err, &pe) {
-				d.notePanic("tick", Batch{}, pe)
-			}
-			if err != nil && ctx.Err() == nil {
-				d.cfg.Logger.Warn("destination tick failed; retrying", "group", d.cfg.Group, "err", err)
-				d.update(func() { d.err = err; d.failures++ })
-			}
-		}
+		d.tick(ctx)
 		if len(f.records) == 0 {
 			continue
 		}
 		b := Batch{Last: map[int32]int64{}}
-		for _, r := range f.records[:min(len(f.records), d.cfg.MaxBatch)] {
+		n := min(len(f.records), d.cfg.MaxBatch)
+		for _, r := range f.records[:n] {
 			b.Records = append(b.Records, r)
 			b.Last[r.Partition] = r.Offset
+		}
+		buf = f.records[n:]
+		if len(buf) == 0 { // read what follows while this batch is written
+			ahead = d.readAhead(ctx, b)
 		}
 		if !d.deliver(ctx, b) {
 			return
 		}
 	}
+}
+
+// tick runs a Ticker sink's time-driven work.
+func (d *Drain) tick(ctx context.Context) {
+	t, ok := d.cfg.Sink.(Ticker)
+	if !ok {
+		return
+	}
+	err := guard(func() error { return t.Tick(ctx, time.Now()) })
+	if pe := (*PanicError)(nil); errors.As(err, &pe) {
+		d.notePanic("tick", Batch{}, pe)
+	}
+	if err != nil && ctx.Err() == nil {
+		d.cfg.Logger.Warn("destination tick failed; retrying", "group", d.cfg.Group, "err", err)
+		d.update(func() { d.err = err; d.failures++ })
+	}
+}
+
+// prefetch is a poll for the records after a batch, made while it is written.
+type prefetch struct {
+	from map[int32]int64
+	ch   chan fetched
+}
+
+// readAhead starts polling from the positions b leaves the drain at.
+func (d *Drain) readAhead(ctx context.Context, b Batch) *prefetch {
+	from := d.positions()
+	for p, o := range b.Last {
+		from[p] = o + 1
+	}
+	pf := &prefetch{from: from, ch: make(chan fetched, 1)}
+	go func() { pf.ch <- d.pool.poll(ctx, d.cfg.Topic, from, tickEvery) }()
+	return pf
+}
+
+// take waits for the prefetch; its records are used only when the drain is
+// where the prefetch assumed it would be.
+func (pf *prefetch) take(now map[int32]int64) fetched {
+	f := <-pf.ch
+	if !maps.Equal(now, pf.from) {
+		return fetched{}
+	}
+	return f
 }
 
 // positions returns, per partition, the next offset to deliver.

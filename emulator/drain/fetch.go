@@ -14,8 +14,8 @@ import (
 
 // Per-request caps of the shared fetch.
 const (
-	fetchMaxBytes     = 64 << 20
-	fetchPartMaxBytes = 4 << 20
+	fetchMaxBytes     = 50 << 20
+	fetchPartMaxBytes = 1 << 20
 )
 
 var decompressor = kgo.DefaultDecompressor()
