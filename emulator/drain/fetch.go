@@ -15,7 +15,7 @@ import (
 // Per-request caps of the shared fetch.
 const (
 	fetchMaxBytes     = 50 << 20
-	fetchPartMaxBytes = 1 << 20
+	fetchPartMaxBytes = 512 << 10
 )
 
 var decompressor = kgo.DefaultDecompressor()
