@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/api"
@@ -30,6 +31,8 @@ type Server struct {
 	jobs   *jobs.Runner
 	http   *http.Server
 	tmpDir string // OneLake files when there is no data dir
+
+	closeMu sync.Mutex // one closeAll at a time
 }
 
 // New builds a Server. Nothing listens until Serve or ListenAndServe.
@@ -122,15 +125,41 @@ func (s *Server) Serve(ln net.Listener) error {
 	return err
 }
 
-// Shutdown stops accepting requests, waits for those in flight (bounded by
-// ctx), then releases the broker and the store.
+// closeTimeout bounds Close: a drain's write or a Kafka client that hangs
+// is left behind rather than waited for.
+const closeTimeout = 10 * time.Second
+
+// Shutdown stops accepting requests, waits for those in flight, then
+// releases the destinations, the broker and the store, all within ctx: what
+// has not finished by its deadline (a write or a Kafka client that hangs)
+// is left to the process's exit.
 func (s *Server) Shutdown(ctx context.Context) error {
 	err := s.http.Shutdown(ctx)
-	return errors.Join(err, s.Close())
+	return errors.Join(err, s.release(ctx))
 }
 
-// Close releases everything at once.
+// Close releases everything at once, waiting at most 10 s.
 func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	return s.release(ctx)
+}
+
+// release runs closeAll, giving up on it when ctx ends.
+func (s *Server) release(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- s.closeAll(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("shut down: %w", ctx.Err())
+	}
+}
+
+func (s *Server) closeAll(ctx context.Context) error {
+	s.closeMu.Lock()
+	defer s.closeMu.Unlock()
 	var errs []error
 	if s.http != nil {
 		errs = append(errs, s.http.Close())
@@ -142,7 +171,7 @@ func (s *Server) Close() error {
 	if s.api != nil {
 		s.api.CloseOperations()
 		s.api.CloseSources() // they write into the topics the drains read
-		s.api.CloseDrains()
+		errs = append(errs, s.api.CloseDrains(ctx))
 	}
 	if s.jobs != nil {
 		s.jobs.Close()

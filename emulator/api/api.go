@@ -69,6 +69,7 @@ type API struct {
 
 	drainsMu sync.Mutex
 	drains   map[string]*drain.Drain // by destination id
+	pool     *drain.Pool             // the Kafka connections drains share; made with the first drain
 	rejected map[string]*rejections  // by destination id
 
 	kustoState

@@ -43,6 +43,9 @@ func (a *API) renderDestination(d store.Destination) destinationJSON {
 	j := destinationJSON{ID: d.ID, Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: spec.Database, Status: "Running"}
 	if st, ok := a.drainStatus(d.ID); ok {
 		j.Delivery = map[string]any{"delivered": st.Written, "failedAttempts": st.Failures}
+		if st.Panics > 0 || st.Skipped > 0 {
+			j.Delivery["recoveredPanics"], j.Delivery["skippedRecords"] = st.Panics, st.Skipped
+		}
 		if st.Err != nil {
 			j.Status = "Failed"
 			j.Delivery["lastError"] = st.Err.Error()
@@ -213,6 +216,7 @@ func (a *API) applyBinding(ctx context.Context, d store.Destination, native bool
 		return d, false, err
 	}
 	if err := a.startDrain(ctx, d); err != nil {
+		_ = a.stopDrain(d.ID)
 		_ = a.cfg.Store.DeleteDestination(ctx, d.ID)
 		return d, false, err
 	}

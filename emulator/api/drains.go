@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/broker"
@@ -22,7 +23,9 @@ var writers = map[string]func(a *API, d store.Destination) (rowWriter, error){}
 const deliveryTimeout = 30 * time.Second
 
 // StartDrains starts a drain for every stored destination; the server calls
-// it once at start-up.
+// it once at start-up. A destination that cannot start does not stop the
+// others or the server: it comes up Failed, with its error in the topology,
+// and can be deleted, updated or resumed (which tries again).
 func (a *API) StartDrains(ctx context.Context) error {
 	if !a.cfg.Broker.Enabled() {
 		return nil
@@ -33,14 +36,16 @@ func (a *API) StartDrains(ctx context.Context) error {
 	}
 	for _, d := range ds {
 		if err := a.startDrain(ctx, d); err != nil {
-			return fmt.Errorf("start destination %s: %w", d.ID, err)
+			a.cfg.Logger.Error("destination failed to start; it stays Failed until resumed, updated or deleted",
+				"destination", d.ID, "eventstream", d.EventstreamID, "err", err)
 		}
 	}
 	return nil
 }
 
 // startDrain starts delivering d (nothing to do without a broker: the
-// drain starts with the next server that has one).
+// drain starts with the next server that has one). A destination that
+// cannot start is left Failed with the error, which is also returned.
 func (a *API) startDrain(ctx context.Context, d store.Destination) error {
 	if !a.cfg.Broker.Enabled() {
 		return nil
@@ -49,6 +54,22 @@ func (a *API) startDrain(ctx context.Context, d store.Destination) error {
 	if err := a.stopDrain(d.ID); err != nil {
 		return err
 	}
+	err := a.launchDrain(ctx, d)
+	if err == nil {
+		return nil
+	}
+	var fe *fabricerr.Error
+	if !errors.As(err, &fe) {
+		fe = fabricerr.New(http.StatusBadGateway, "DestinationFailed", "%s could not start: %v", describe(d), err).WithResource(d.ID, "Destination")
+	}
+	a.drainsMu.Lock()
+	a.drains[d.ID] = drain.Failed(fmt.Errorf("start the destination: %w", err))
+	a.drainsMu.Unlock()
+	return fe
+}
+
+// launchDrain builds d's sink and starts its drain.
+func (a *API) launchDrain(ctx context.Context, d store.Destination) error {
 	es, err := a.cfg.Store.GetItem(ctx, d.EventstreamID)
 	if err != nil {
 		return err
@@ -74,7 +95,7 @@ func (a *API) startDrain(ctx context.Context, d store.Destination) error {
 	if err != nil {
 		return err
 	}
-	sink, err := newProcessor(ctx, a.cfg.Store, d.ID, ops, w)
+	sink, err := newProcessor(ctx, a.cfg.Store, d.ID, ops, w, a.rejectionsOf(d.ID), a.cfg.Logger.With("destination", d.ID))
 	if err != nil {
 		return err
 	}
@@ -85,11 +106,17 @@ func (a *API) startDrain(ctx context.Context, d store.Destination) error {
 	if err := a.cfg.Broker.EnsureTopic(ctx, streams[0].Topic); err != nil {
 		return kafkaError(err)
 	}
+	pool, err := a.drainPool()
+	if err != nil {
+		return kafkaError(err)
+	}
 	dr, err := drain.Start(ctx, drain.Config{
-		Seeds: a.cfg.Broker.Bootstrap(), Topic: streams[0].Topic, Group: drainGroup(d.ID),
+		Topic: streams[0].Topic, Group: drainGroup(d.ID), Pool: pool,
 		Sink: sink, Logger: a.cfg.Logger.With("destination", d.ID),
 	})
-	if err != nil {
+	if resume := (*drain.ResumeError)(nil); errors.As(err, &resume) {
+		return err // the destination's own state, not Kafka
+	} else if err != nil {
 		return kafkaError(err)
 	}
 	a.drainsMu.Lock()
@@ -140,18 +167,62 @@ func (a *API) drainStatus(id string) (drain.Status, bool) {
 	return dr.Status(), true
 }
 
-// CloseDrains stops every drain and closes the Kusto client they shared.
-func (a *API) CloseDrains() {
+// startFailed reports whether destination id is Failed because it could
+// not start (resuming it tries again).
+func (a *API) startFailed(id string) bool {
+	st, ok := a.drainStatus(id)
+	return ok && st.StartErr != nil
+}
+
+// drainPool returns the Kafka connections every drain shares, connecting
+// on first use.
+func (a *API) drainPool() (*drain.Pool, error) {
 	a.drainsMu.Lock()
-	ds := a.drains
-	a.drains = map[string]*drain.Drain{}
+	defer a.drainsMu.Unlock()
+	if a.pool == nil {
+		p, err := drain.NewPool(a.cfg.Broker.Bootstrap(), a.cfg.Logger)
+		if err != nil {
+			return nil, err
+		}
+		a.pool = p
+	}
+	return a.pool, nil
+}
+
+// CloseDrains stops every drain, then closes the Kafka connections and the
+// Kusto client they shared. It gives up waiting when ctx ends (a write or a
+// client that hangs), leaving what is left to the process's exit.
+func (a *API) CloseDrains(ctx context.Context) error {
+	a.drainsMu.Lock()
+	ds, pool := a.drains, a.pool
+	a.drains, a.pool = map[string]*drain.Drain{}, nil
 	a.drainsMu.Unlock()
+	var wg sync.WaitGroup
 	for _, d := range ds {
-		d.Close()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d.Close()
+		}()
+	}
+	stopped := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-ctx.Done():
+		return fmt.Errorf("stop destinations: %w", ctx.Err())
+	}
+	var err error
+	if pool != nil {
+		err = pool.Close(ctx)
 	}
 	if a.kustoClient != nil {
 		_ = a.kustoClient.Close()
 	}
+	return err
 }
 
 // awaitDestinations waits until every destination of the Eventstream has

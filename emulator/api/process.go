@@ -1,12 +1,13 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/drain"
@@ -41,7 +42,11 @@ type processor struct {
 	st     *store.Store
 	destID string
 	pipe   *pipeline.Pipeline // nil without operators
+	ops    []pipeline.Operator
 	w      rowWriter
+	stats  *rejections // rows parked
+	log    *slog.Logger
+	panics atomic.Int64 // writer panics recovered
 
 	mu      sync.Mutex
 	journal store.Journal
@@ -49,8 +54,8 @@ type processor struct {
 
 // newProcessor restores the destination's journal and operator state; a
 // state taken with other operators is dropped (the windows start afresh).
-func newProcessor(ctx context.Context, st *store.Store, destID string, ops []pipeline.Operator, w rowWriter) (*processor, error) {
-	p := &processor{st: st, destID: destID, w: w, journal: store.Journal{DestinationID: destID, Offsets: map[int32]int64{}}}
+func newProcessor(ctx context.Context, st *store.Store, destID string, ops []pipeline.Operator, w rowWriter, stats *rejections, log *slog.Logger) (*processor, error) {
+	p := &processor{st: st, destID: destID, ops: ops, w: w, stats: stats, log: log, journal: store.Journal{DestinationID: destID, Offsets: map[int32]int64{}}}
 	if len(ops) > 0 {
 		pipe, err := pipeline.New(ops)
 		if err != nil {
@@ -98,13 +103,17 @@ func (p *processor) flushPending(ctx context.Context) error {
 	if p.journal.Pending == nil {
 		return nil
 	}
-	var out []outRow
-	dec := gojson.NewDecoder(bytes.NewReader(p.journal.Pending))
-	dec.UseNumber() // numbers keep their text, so a long stays a long
-	if err := dec.Decode(&out); err != nil {
+	var pend pendingBatch
+	if err := pend.decode(p.journal.Pending); err != nil {
 		return fmt.Errorf("read pending batch: %w", err)
 	}
-	if err := p.w.write(ctx, p.journal.Seq, out); err != nil {
+	var err error
+	if pend.Split {
+		err = p.writeSplit(ctx, p.journal.Seq-int64(len(pend.Rows))+1, pend.Rows)
+	} else {
+		err = p.writeBatch(ctx, pend.Rows)
+	}
+	if err != nil {
 		return err
 	}
 	p.journal.Pending = nil
@@ -115,6 +124,7 @@ func (p *processor) flushPending(ctx context.Context) error {
 func (p *processor) Write(ctx context.Context, b drain.Batch) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	defer p.restoreOnPanic()
 	if err := p.flushPending(ctx); err != nil {
 		return err
 	}
@@ -143,6 +153,7 @@ func (p *processor) Write(ctx context.Context, b drain.Batch) error {
 func (p *processor) Tick(ctx context.Context, now time.Time) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	defer p.restoreOnPanic()
 	if p.pipe == nil {
 		return nil
 	}
@@ -185,11 +196,11 @@ func (p *processor) commit(ctx context.Context, out []outRow, offsets map[int32]
 		return nil
 	}
 	// The batch in hand is the one journalled: write it without decoding.
-	if err := p.w.write(ctx, j.Seq, out); err != nil {
+	if err := p.writeBatch(ctx, out); err != nil {
 		return err
 	}
 	p.journal.Pending = nil
-	return p.st.ClearPending(ctx, p.destID, j.Seq)
+	return p.st.ClearPending(ctx, p.destID, p.journal.Seq)
 }
 
 func (p *processor) saveState(ctx context.Context) error {

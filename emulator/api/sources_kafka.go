@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fabrictest/fabrictest/emulator/drain"
 	"github.com/fabrictest/fabrictest/emulator/store"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -126,9 +127,12 @@ func kafkaClientOpts(s sourceSpec) ([]kgo.Opt, error) {
 // kafkaRetry whenever the cluster, the topic or the copy fails.
 func (a *API) runKafka(ctx context.Context, run *sourceRunner, log *slog.Logger) {
 	for {
-		err := a.copyKafka(ctx, run)
+		err := recovered(func() error { return a.copyKafka(ctx, run) })
 		if ctx.Err() != nil {
 			return
+		}
+		if pe := (*drain.PanicError)(nil); errors.As(err, &pe) {
+			log.Error("kafka source panicked; recovered", "topic", run.spec.Topic, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
 		}
 		log.Warn("kafka source failed", "err", err)
 		run.fail(err)

@@ -3,10 +3,13 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
 
+	"github.com/fabrictest/fabrictest/emulator/drain"
 	"github.com/fabrictest/fabrictest/emulator/sample"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -44,18 +47,12 @@ func (a *API) runSample(ctx context.Context, run *sourceRunner, g *sample.Genera
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
-		events := g.Batch(n)
-		recs := make([]*kgo.Record, len(events))
-		now := a.cfg.Now()
-		for i, ev := range events {
-			v, _ := json.Marshal(ev)
-			recs[i] = &kgo.Record{Value: v, Timestamp: now}
-		}
-		pctx, cancel := context.WithTimeout(ctx, a.cfg.ProduceTimeout)
-		_, err := a.cfg.Broker.Produce(pctx, run.spec.Topic, recs)
-		cancel()
+		err := recovered(func() error { return a.produceSample(ctx, run, g, n) })
 		if ctx.Err() != nil {
 			return
+		}
+		if pe := (*drain.PanicError)(nil); errors.As(err, &pe) {
+			log.Error("sample data source panicked; recovered", "topic", run.spec.Topic, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
 		}
 		if err != nil {
 			log.Warn("sample data source failed", "err", err)
@@ -69,4 +66,19 @@ func (a *API) runSample(ctx context.Context, run *sourceRunner, g *sample.Genera
 		case <-tick.C:
 		}
 	}
+}
+
+// produceSample produces one batch of n of g's events.
+func (a *API) produceSample(ctx context.Context, run *sourceRunner, g *sample.Generator, n int) error {
+	events := g.Batch(n)
+	recs := make([]*kgo.Record, len(events))
+	now := a.cfg.Now()
+	for i, ev := range events {
+		v, _ := json.Marshal(ev)
+		recs[i] = &kgo.Record{Value: v, Timestamp: now}
+	}
+	pctx, cancel := context.WithTimeout(ctx, a.cfg.ProduceTimeout)
+	defer cancel()
+	_, err := a.cfg.Broker.Produce(pctx, run.spec.Topic, recs)
+	return err
 }

@@ -395,7 +395,7 @@ func (a *API) resumeEventstream(c *call) error {
 	}
 	var resumed []store.Destination
 	for _, d := range dests {
-		if slices.Contains(streamsOf(es).Paused, d.ID) {
+		if slices.Contains(streamsOf(es).Paused, d.ID) || a.startFailed(d.ID) {
 			resumed = append(resumed, d)
 		}
 	}
@@ -499,6 +499,11 @@ func (a *API) resumeDestination(c *call) error {
 		return err
 	}
 	if !slices.Contains(streamsOf(es).Paused, id) {
+		if d != nil && a.startFailed(d.ID) { // Failed to start: try again
+			if err := a.resumeDrain(c.r.Context(), es, *d, st); err != nil {
+				return err
+			}
+		}
 		c.w.WriteHeader(http.StatusOK) // running: nothing to resume
 		return nil
 	}
@@ -542,7 +547,8 @@ func (a *API) resumeDrain(ctx context.Context, es store.Item, d store.Destinatio
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		j.DestinationID, j.Offsets, j.State = d.ID, offs, nil
+		// A batch still pending is from before the new start: it goes too.
+		j.DestinationID, j.Offsets, j.State, j.Pending = d.ID, offs, nil, nil
 		if err := a.cfg.Store.PutJournal(ctx, j); err != nil {
 			return err
 		}

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
@@ -63,12 +64,15 @@ type Config struct {
 	// MaxBatch caps the records handed to the sink at once (default 10000).
 	MaxBatch int
 	Logger   *slog.Logger
+	// Pool is the Kafka connections the drain shares with others; nil
+	// gives the drain a pool of its own (on Seeds), closed with it.
+	Pool *Pool
 }
 
 // Drain is one running destination consumer.
 type Drain struct {
 	cfg    Config
-	cl     *kgo.Client
+	pool   *Pool
 	adm    *kadm.Client
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -79,6 +83,9 @@ type Drain struct {
 	changed  chan struct{}   // closed and replaced on every change
 	written  int64
 	failures int64
+	skipped  int64 // records skipped by the sink's policy after a panic
+	panics   int64 // panics recovered
+	startErr error // set on a drain that never started (see Failed)
 }
 
 // Start positions a consumer per partition (the group's committed offset,
@@ -91,34 +98,27 @@ func Start(ctx context.Context, cfg Config) (*Drain, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	meta, err := kgo.NewClient(kgo.SeedBrokers(cfg.Seeds...))
-	if err != nil {
-		return nil, fmt.Errorf("connect drain: %w", err)
+	pool, own := cfg.Pool, cfg.Pool == nil
+	if own {
+		var err error
+		if pool, err = NewPool(cfg.Seeds, cfg.Logger); err != nil {
+			return nil, err
+		}
 	}
-	adm := kadm.NewClient(meta)
-	start, err := retrying(ctx, func() (map[int32]int64, error) { return startOffsets(ctx, adm, cfg) })
+	start, err := retrying(ctx, func() (map[int32]int64, error) { return startOffsets(ctx, pool.adm, cfg) })
 	if err != nil {
-		meta.Close()
+		if own {
+			_ = pool.Close(context.Background())
+		}
 		return nil, err
 	}
-	from := map[int32]kgo.Offset{}
-	for p, o := range start {
-		from[p] = kgo.NewOffset().At(o)
-	}
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(cfg.Seeds...),
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{cfg.Topic: from}),
-		kgo.FetchMaxWait(500*time.Millisecond),
-	)
-	if err != nil {
-		meta.Close()
-		return nil, fmt.Errorf("connect drain: %w", err)
-	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	d := &Drain{cfg: cfg, cl: cl, adm: adm, cancel: cancel, done: make(chan struct{}), next: start, changed: make(chan struct{})}
+	d := &Drain{cfg: cfg, pool: pool, adm: pool.adm, cancel: cancel, done: make(chan struct{}), next: start, changed: make(chan struct{})}
 	go func() {
 		defer close(d.done)
-		defer meta.Close()
+		if own {
+			defer pool.Close(context.Background())
+		}
 		d.run(runCtx)
 	}()
 	return d, nil
@@ -161,9 +161,10 @@ func startOffsets(ctx context.Context, adm *kadm.Client, cfg Config) (map[int32]
 	if err != nil {
 		return nil, fmt.Errorf("fetch offsets of group %s: %w", cfg.Group, err)
 	}
-	written, err := cfg.Sink.Resume(ctx, parts)
+	var written map[int32]int64
+	err = guard(func() (err error) { written, err = cfg.Sink.Resume(ctx, parts); return err })
 	if err != nil {
-		return nil, fmt.Errorf("read resume points: %w", err)
+		return nil, &ResumeError{Err: err}
 	}
 	start := map[int32]int64{}
 	fresh := kadm.Offsets{}
@@ -202,33 +203,40 @@ func commit(ctx context.Context, adm *kadm.Client, group string, offs kadm.Offse
 }
 
 func (d *Drain) run(ctx context.Context) {
-	defer d.cl.Close()
+	var (
+		buf   []*kgo.Record // fetched, not yet delivered
+		ahead *prefetch     // a read started before the write in flight
+	)
 	for ctx.Err() == nil {
-		// A bounded poll, so that Ticker sinks run even when no record comes.
-		pctx, cancel := context.WithTimeout(ctx, tickEvery)
-		fetches := d.cl.PollRecords(pctx, d.cfg.MaxBatch)
-		cancel()
+		var f fetched
+		switch {
+		case len(buf) > 0:
+			f.records, buf = buf, nil
+		case ahead != nil:
+			f, ahead = ahead.take(d.positions()), nil
+		default:
+			// A bounded poll, so that Ticker sinks run even when no record comes.
+			f = d.pool.poll(ctx, d.cfg.Topic, d.positions(), tickEvery)
+		}
 		if ctx.Err() != nil {
 			return
 		}
-		fetches.EachError(func(t string, p int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) {
-				d.cfg.Logger.Warn("drain fetch failed", "topic", t, "partition", p, "err", err)
-			}
-		})
-		if t, ok := d.cfg.Sink.(Ticker); ok {
-			if err := t.Tick(ctx, time.Now()); err != nil && ctx.Err() == nil {
-				d.cfg.Logger.Warn("destination tick failed; retrying", "group", d.cfg.Group, "err", err)
-				d.update(func() { d.err = err; d.failures++ })
-			}
+		if f.err != nil {
+			d.fetchFailed(ctx, f.err)
+		}
+		d.tick(ctx)
+		if len(f.records) == 0 {
+			continue
 		}
 		b := Batch{Last: map[int32]int64{}}
-		fetches.EachRecord(func(r *kgo.Record) {
+		n := min(len(f.records), d.cfg.MaxBatch)
+		for _, r := range f.records[:n] {
 			b.Records = append(b.Records, r)
 			b.Last[r.Partition] = r.Offset
-		})
-		if len(b.Records) == 0 {
-			continue
+		}
+		buf = f.records[n:]
+		if len(buf) == 0 { // read what follows while this batch is written
+			ahead = d.readAhead(ctx, b)
 		}
 		if !d.deliver(ctx, b) {
 			return
@@ -236,11 +244,106 @@ func (d *Drain) run(ctx context.Context) {
 	}
 }
 
-// deliver writes b until it succeeds (true) or the drain stops (false).
+// tick runs a Ticker sink's time-driven work.
+func (d *Drain) tick(ctx context.Context) {
+	t, ok := d.cfg.Sink.(Ticker)
+	if !ok {
+		return
+	}
+	err := guard(func() error { return t.Tick(ctx, time.Now()) })
+	if pe := (*PanicError)(nil); errors.As(err, &pe) {
+		d.notePanic("tick", Batch{}, pe)
+	}
+	if err != nil && ctx.Err() == nil {
+		d.cfg.Logger.Warn("destination tick failed; retrying", "group", d.cfg.Group, "err", err)
+		d.update(func() { d.err = err; d.failures++ })
+	}
+}
+
+// prefetch is a poll for the records after a batch, made while it is written.
+type prefetch struct {
+	from map[int32]int64
+	ch   chan fetched
+}
+
+// readAhead starts polling from the positions b leaves the drain at.
+func (d *Drain) readAhead(ctx context.Context, b Batch) *prefetch {
+	from := d.positions()
+	for p, o := range b.Last {
+		from[p] = o + 1
+	}
+	pf := &prefetch{from: from, ch: make(chan fetched, 1)}
+	go func() { pf.ch <- d.pool.poll(ctx, d.cfg.Topic, from, tickEvery) }()
+	return pf
+}
+
+// take waits for the prefetch; its records are used only when the drain is
+// where the prefetch assumed it would be.
+func (pf *prefetch) take(now map[int32]int64) fetched {
+	f := <-pf.ch
+	if !maps.Equal(now, pf.from) {
+		return fetched{}
+	}
+	return f
+}
+
+// positions returns, per partition, the next offset to deliver.
+func (d *Drain) positions() map[int32]int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make(map[int32]int64, len(d.next))
+	for p, o := range d.next {
+		out[p] = o
+	}
+	return out
+}
+
+// fetchFailed logs a failed read and waits a little; a position the log no
+// longer holds (deleted by retention, or a topic re-created) moves to the
+// nearest offset it holds.
+func (d *Drain) fetchFailed(ctx context.Context, err error) {
+	d.cfg.Logger.Warn("drain fetch failed", "topic", d.cfg.Topic, "group", d.cfg.Group, "err", err)
+	if errors.Is(err, kerr.OffsetOutOfRange) {
+		starts, serr := d.adm.ListStartOffsets(ctx, d.cfg.Topic)
+		ends, eerr := d.adm.ListEndOffsets(ctx, d.cfg.Topic)
+		if serr == nil && eerr == nil {
+			d.update(func() {
+				for p, o := range d.next {
+					if s, ok := starts.Lookup(d.cfg.Topic, p); ok && s.Err == nil && o < s.Offset {
+						d.next[p] = s.Offset
+					}
+					if e, ok := ends.Lookup(d.cfg.Topic, p); ok && e.Err == nil && o > e.Offset {
+						d.next[p] = e.Offset
+					}
+				}
+			})
+		}
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(250 * time.Millisecond):
+	}
+}
+
+// deliver writes b until it succeeds (true) or the drain stops (false). A
+// batch whose write panics is delivered again record by record; a record
+// that panics alone is skipped by the sink's policy.
 func (d *Drain) deliver(ctx context.Context, b Batch) bool {
 	backoff := 50 * time.Millisecond
+	skipped := false
 	for {
-		err := d.cfg.Sink.Write(ctx, b)
+		err := guard(func() error { return d.cfg.Sink.Write(ctx, b) })
+		var pe *PanicError
+		if errors.As(err, &pe) {
+			d.notePanic("write", b, pe)
+			if len(b.Records) > 1 {
+				return d.isolate(ctx, b)
+			}
+			if err = d.skip(ctx, b.Records[0], pe); err == nil {
+				skipped = true
+				break
+			}
+		}
 		if err == nil {
 			break
 		}
@@ -269,7 +372,11 @@ func (d *Drain) deliver(ctx context.Context, b Batch) bool {
 			d.next[p] = o + 1
 		}
 		d.err = nil
-		d.written += int64(len(b.Records))
+		if skipped {
+			d.skipped++
+		} else {
+			d.written += int64(len(b.Records))
+		}
 	})
 	return true
 }
@@ -290,6 +397,9 @@ var ErrClosed = errors.New("drain closed")
 // (the sink's error is returned; delivery goes on in the background). A
 // failure from before the call does not count: the next attempt decides.
 func (d *Drain) WaitPast(ctx context.Context, offsets map[int32]int64) error {
+	if d.startErr != nil {
+		return d.startErr
+	}
 	d.mu.Lock()
 	seen := d.failures
 	d.mu.Unlock()
@@ -323,7 +433,11 @@ type Status struct {
 	Next     map[int32]int64 // per partition: offsets below are delivered
 	Written  int64           // records delivered since start
 	Failures int64           // failed write attempts since start
+	Skipped  int64           // records the sink could not take, skipped by its policy
+	Panics   int64           // panics recovered in the sink or its operators
 	Err      error           // the last write error, nil when healthy
+	// StartErr is why the drain could not start (a Failed drain).
+	StartErr error
 }
 
 // Status returns the drain's progress.
@@ -334,11 +448,18 @@ func (d *Drain) Status() Status {
 	for p, o := range d.next {
 		next[p] = o
 	}
-	return Status{Next: next, Written: d.written, Failures: d.failures, Err: d.err}
+	panics := d.panics
+	if p, ok := d.cfg.Sink.(Panicker); ok {
+		panics += p.Panics()
+	}
+	return Status{Next: next, Written: d.written, Failures: d.failures, Skipped: d.skipped, Panics: panics, Err: d.err, StartErr: d.startErr}
 }
 
 // Close stops the drain and waits for it to finish the write in flight.
 func (d *Drain) Close() error {
+	if d.cancel == nil { // Failed
+		return nil
+	}
 	d.cancel()
 	<-d.done
 	return nil

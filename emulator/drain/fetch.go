@@ -1,0 +1,228 @@
+package drain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Per-request caps of the shared fetch.
+const (
+	fetchMaxBytes     = 50 << 20
+	fetchPartMaxBytes = 512 << 10
+)
+
+var decompressor = kgo.DefaultDecompressor()
+
+func (p *Pool) run(ctx context.Context) {
+	for ctx.Err() == nil {
+		p.mu.Lock()
+		ws := make([]*want, 0, len(p.wants))
+		for w := range p.wants {
+			ws = append(ws, w)
+		}
+		p.mu.Unlock()
+		if len(ws) == 0 {
+			select {
+			case <-p.wake:
+			case <-ctx.Done():
+			}
+			continue
+		}
+		began := time.Now()
+		if answered := p.fetchFor(ctx, ws); answered == 0 && time.Since(began) < fetchWait/4 {
+			select { // nothing for anyone, at once (an error): do not spin
+			case <-time.After(50 * time.Millisecond):
+			case <-ctx.Done():
+			}
+		}
+	}
+}
+
+// fetchFor fetches once for the waiting wants and answers those it has
+// records or an error for; it returns how many it answered.
+func (p *Pool) fetchFor(ctx context.Context, ws []*want) int {
+	// Per partition, the lowest position asked: every want at or past it
+	// can be served from one read.
+	low := map[string]map[int32]int64{}
+	for _, w := range ws {
+		if low[w.topic] == nil {
+			low[w.topic] = map[int32]int64{}
+		}
+		for part, o := range w.from {
+			if cur, ok := low[w.topic][part]; !ok || o < cur {
+				low[w.topic][part] = o
+			}
+		}
+	}
+	reqs := map[int32]*kmsg.FetchRequest{}
+	failed := map[string]error{}
+	for topic, parts := range low {
+		leaders, err := p.leadersOf(ctx, topic)
+		if err != nil {
+			failed[topic] = err
+			continue
+		}
+		for part, o := range parts {
+			leader, ok := leaders[part]
+			if !ok {
+				failed[topic] = fmt.Errorf("topic %s has no partition %d", topic, part)
+				continue
+			}
+			addPartition(reqs, leader, topic, part, o)
+		}
+	}
+	got, errs := p.send(ctx, reqs, low)
+	for t, err := range failed {
+		errs[t] = err
+	}
+	return p.answer(ws, low, got, errs)
+}
+
+func addPartition(reqs map[int32]*kmsg.FetchRequest, leader int32, topic string, part int32, offset int64) {
+	req := reqs[leader]
+	if req == nil {
+		req = kmsg.NewPtrFetchRequest()
+		req.MaxWaitMillis = int32(fetchWait / time.Millisecond)
+		req.MinBytes = 1
+		req.MaxBytes = fetchMaxBytes
+		req.IsolationLevel = 0 // read uncommitted, as the drains always read
+		reqs[leader] = req
+	}
+	var rt *kmsg.FetchRequestTopic
+	for i := range req.Topics {
+		if req.Topics[i].Topic == topic {
+			rt = &req.Topics[i]
+		}
+	}
+	if rt == nil {
+		req.Topics = append(req.Topics, kmsg.NewFetchRequestTopic())
+		rt = &req.Topics[len(req.Topics)-1]
+		rt.Topic = topic
+	}
+	rp := kmsg.NewFetchRequestTopicPartition()
+	rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = part, offset, fetchPartMaxBytes
+	rt.Partitions = append(rt.Partitions, rp)
+}
+
+// send issues the fetches, one per leader at once, and decodes the records.
+func (p *Pool) send(ctx context.Context, reqs map[int32]*kmsg.FetchRequest, low map[string]map[int32]int64) (map[string]map[int32][]*kgo.Record, map[string]error) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	got, errs := map[string]map[int32][]*kgo.Record{}, map[string]error{}
+	for leader, req := range reqs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := p.cl.Broker(int(leader)).Request(ctx, req)
+			mu.Lock()
+			defer mu.Unlock()
+			if err == nil {
+				err = kerr.ErrorForCode(resp.(*kmsg.FetchResponse).ErrorCode)
+			}
+			if err != nil {
+				for _, t := range req.Topics {
+					errs[t.Topic] = err
+					p.forget(t.Topic)
+				}
+				return
+			}
+			for _, t := range resp.(*kmsg.FetchResponse).Topics {
+				for i := range t.Partitions {
+					rp := &t.Partitions[i]
+					fp, _ := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
+						Topic: t.Topic, Partition: rp.Partition, Offset: low[t.Topic][rp.Partition], IsolationLevel: kgo.ReadUncommitted(),
+					}, rp, decompressor, nil)
+					if fp.Err != nil {
+						if !errors.Is(fp.Err, kerr.OffsetOutOfRange) {
+							p.forget(t.Topic) // a moved leader, a topic re-created: look again
+						}
+						errs[t.Topic] = fmt.Errorf("fetch %s/%d: %w", t.Topic, rp.Partition, fp.Err)
+						continue
+					}
+					if got[t.Topic] == nil {
+						got[t.Topic] = map[int32][]*kgo.Record{}
+					}
+					got[t.Topic][rp.Partition] = fp.Records
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return got, errs
+}
+
+// answer hands each want the records at or past its positions (only from
+// partitions read from at or before them, so nothing is skipped), or its
+// topic's error; it returns how many it answered.
+func (p *Pool) answer(ws []*want, low map[string]map[int32]int64, got map[string]map[int32][]*kgo.Record, errs map[string]error) int {
+	n := 0
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, w := range ws {
+		var f fetched
+		for part, from := range w.from {
+			if low[w.topic][part] > from {
+				continue
+			}
+			for _, r := range got[w.topic][part] {
+				if r.Offset >= from {
+					f.records = append(f.records, r)
+				}
+			}
+		}
+		if len(f.records) == 0 {
+			f.err = errs[w.topic]
+		}
+		if len(f.records) == 0 && f.err == nil {
+			continue
+		}
+		if _, ok := p.wants[w]; !ok {
+			continue // gave up waiting
+		}
+		delete(p.wants, w)
+		w.ch <- f
+		n++
+	}
+	return n
+}
+
+// leadersOf returns the leader of each partition of topic.
+func (p *Pool) leadersOf(ctx context.Context, topic string) (map[int32]int32, error) {
+	p.mu.Lock()
+	l, ok := p.leaders[topic]
+	p.mu.Unlock()
+	if ok {
+		return l, nil
+	}
+	md, err := p.adm.Metadata(ctx, topic)
+	if err != nil {
+		return nil, fmt.Errorf("read metadata of %s: %w", topic, err)
+	}
+	td, ok := md.Topics[topic]
+	if !ok || td.Err != nil {
+		return nil, fmt.Errorf("read metadata of %s: %w", topic, errors.Join(td.Err, kerr.UnknownTopicOrPartition))
+	}
+	l = map[int32]int32{}
+	for part, pd := range td.Partitions {
+		if pd.Err == nil && pd.Leader >= 0 {
+			l[part] = pd.Leader
+		}
+	}
+	p.mu.Lock()
+	p.leaders[topic] = l
+	p.mu.Unlock()
+	return l, nil
+}
+
+func (p *Pool) forget(topic string) {
+	p.mu.Lock()
+	delete(p.leaders, topic)
+	p.mu.Unlock()
+}
