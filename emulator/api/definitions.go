@@ -99,7 +99,7 @@ func decodeDefinition(raw json.RawMessage) (storedDefinition, error) {
 		}
 		var probe map[string]any
 		if err := json.Unmarshal(payload, &probe); err != nil {
-			return out, fabricerr.New(http.StatusBadRequest, CorruptedPayload, "%s (%s): the payload is not a JSON object: %v", at, name, err)
+			return out, fabricerr.New(http.StatusBadRequest, CorruptedPayload, "%s (%s): the payload is not a JSON object: %s", at, name, describeJSON(err))
 		}
 		switch name {
 		case partTopology:
@@ -522,7 +522,7 @@ func (a *API) planDefinition(c *call, es store.Item, def storedDefinition) (*def
 			} `json:"metadata"`
 		}
 		if err := json.Unmarshal(def.Platform, &pl); err != nil {
-			return nil, fabricerr.New(http.StatusBadRequest, CorruptedPayload, ".platform: %v", err)
+			return nil, fabricerr.New(http.StatusBadRequest, CorruptedPayload, ".platform: %s", describeJSON(err))
 		}
 		p.displayName, p.description = pl.Metadata.DisplayName, pl.Metadata.Description
 	}
