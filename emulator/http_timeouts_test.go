@@ -73,6 +73,24 @@ func TestSlowClientsAreDisconnected(t *testing.T) {
 		conn := dial(t, addr, head+"Content-Length: 100000\r\nContent-Type: application/json\r\n\r\n{\"events\": [")
 		closedWithin(t, conn, 3*time.Second, `{"value": 1},`)
 	})
+	t.Run("body too slow is answered", func(t *testing.T) {
+		conn := dial(t, addr, head+"Content-Length: 100\r\nContent-Type: application/json\r\n\r\n{\"events\": [")
+		start := time.Now()
+		_ = conn.SetReadDeadline(start.Add(5 * time.Second))
+		hr, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("no answer to a body that stopped: %v", err)
+		}
+		defer hr.Body.Close()
+		body, _ := io.ReadAll(hr.Body)
+		wantEnvelope(t, "slow body", hr, body, http.StatusRequestTimeout, "RequestTimeout")
+		if took := time.Since(start); took > 3*time.Second {
+			t.Fatalf("answered after %s", took)
+		}
+		if strings.Contains(string(body), "127.0.0.1") {
+			t.Fatalf("the answer names the connection's addresses: %s", body)
+		}
+	})
 	t.Run("idle keep-alive", func(t *testing.T) {
 		conn := dial(t, addr, "GET /_emulator/health HTTP/1.1\r\nHost: x\r\n\r\n")
 		hr, err := http.ReadResponse(bufio.NewReader(conn), nil)
