@@ -178,3 +178,15 @@ func (t *throttled) Read(p []byte) (int, error) {
 	time.Sleep(t.every)
 	return t.r.Read(p[:min(len(p), t.chunk)])
 }
+
+// A consume may wait its timeoutMs (up to 5 min) for offsets not yet
+// written: it is answered even when that is longer than the write timeout.
+func TestConsumeWaitOutlastsWriteTimeout(t *testing.T) {
+	e, _ := serveEnv(t, emulator.WithPartitions(1), emulator.WithHTTPTimeouts(emulator.HTTPTimeouts{Write: 500 * time.Millisecond}))
+	s := newStream(e)
+	start := time.Now()
+	r := e.call("GET", s.reads+`?endingOffsets={"0":5}&timeoutMs=1500`, nil)
+	if r.Status >= 500 || time.Since(start) < 1400*time.Millisecond {
+		t.Fatalf("consume answered %d after %s: %s", r.Status, time.Since(start), r.Raw)
+	}
+}
