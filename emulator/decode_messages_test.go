@@ -24,6 +24,8 @@ func TestDecodeErrorsSpeakJSON(t *testing.T) {
 		{"body a string", "POST", s.produce, `"x"`, []string{"object", "string"}},
 		{"event a string", "POST", s.produce, `{"events": ["x"]}`, []string{"events[0]", "object", "string"}},
 		{"headers a number", "POST", s.produce, `{"events": [{"value": 1, "headers": 5}]}`, []string{"events[0].headers", "number"}},
+		{"headers list of arrays", "POST", s.produce, `{"events": [{"value": 1, "headers": [[1, 2]]}]}`, []string{"events[0].headers", "object", "array"}},
+		{"header key a number", "POST", s.produce, `{"events": [{"value": 1, "headers": [{"key": 1}]}]}`, []string{"events[0].headers", "key", "string", "number"}},
 		{"valueBase64 a number", "POST", s.produce, `{"events": [{"valueBase64": 5}]}`, []string{"events[0].valueBase64", "string", "number"}},
 		{"bad JSON", "POST", s.produce, `{"events": [}`, []string{"not valid JSON", "byte"}},
 		{"displayName a number", "POST", "/v1/workspaces", `{"displayName": 5}`, []string{"displayName", "string", "number"}},

@@ -157,7 +157,7 @@ func parseTopology(data []byte) (*topology, error) {
 	dec.UseNumber()
 	t := &topology{byName: map[string]*node{}}
 	if err := dec.Decode(&t.raw); err != nil || t.raw == nil {
-		return nil, fabricerr.New(http.StatusBadRequest, CorruptedPayload, "eventstream.json is not a JSON object: %v", err)
+		return nil, fabricerr.New(http.StatusBadRequest, CorruptedPayload, "eventstream.json is not a JSON object: %s", describeJSON(err))
 	}
 	for _, k := range topologyKeys {
 		v, ok := t.raw[k.key]

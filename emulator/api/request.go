@@ -102,6 +102,9 @@ func jsonError(prefix string, err error) *fabricerr.Error {
 // describeJSON says in JSON's terms why a document did not decode, for
 // messages that keep an error code of their own.
 func describeJSON(err error) string {
+	if err == nil {
+		return "got null" // decoded, but to nothing
+	}
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
@@ -115,6 +118,8 @@ func describeJSON(err error) string {
 		return what
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return "truncated JSON"
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
 	}
 	return "not valid JSON"
 }
