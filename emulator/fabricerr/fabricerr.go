@@ -50,6 +50,7 @@ const (
 	PrincipalAlreadyHasRole     = "PrincipalAlreadyHasWorkspaceRolePermissions"
 	LastAdminCannotBeRemoved    = "WorkspaceMustHaveAdmin"
 	RequestBodyTooLarge         = "RequestBodyTooLarge"
+	RequestTimeout              = "RequestTimeout"
 	UnsupportedMediaType        = "UnsupportedMediaType"
 	EndpointNotFound            = "EndpointNotFound"
 	MethodNotAllowed            = "MethodNotAllowed"
