@@ -89,12 +89,13 @@ func New(opts ...Option) (*Server, error) {
 		}
 		oneLake = s.tmpDir
 	}
+	t := cfg.httpTimeouts.withDefaults(cfg.produceTimeout)
 	s.api = api.New(api.Config{
 		Store: s.store, Broker: s.broker, Issuer: s.issuer, Logger: cfg.logger,
 		PageSize: cfg.pageSize, MaxRequestBytes: cfg.maxRequestBytes, OneLakeDir: oneLake, KQLURL: cfg.kqlURL, Jobs: s.jobs,
 		Advertised: cfg.advertised, RemoteTokens: cfg.remoteTokens, ProduceTimeout: cfg.produceTimeout,
-		AsyncOperations: cfg.asyncOperations,
-		SampleInterval:  cfg.sampleInterval, SampleBatch: cfg.sampleBatch,
+		AsyncOperations: cfg.asyncOperations, WriteTimeout: t.Write,
+		SampleInterval: cfg.sampleInterval, SampleBatch: cfg.sampleBatch,
 	})
 	if err := s.jobs.Recover(context.Background()); err != nil {
 		return nil, err
@@ -108,7 +109,7 @@ func New(opts ...Option) (*Server, error) {
 	if err := s.startEndpoint(); err != nil {
 		return nil, err
 	}
-	s.http = &http.Server{Handler: s.api, ReadHeaderTimeout: 10 * time.Second}
+	s.http = &http.Server{Handler: s.api, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write, IdleTimeout: t.Idle}
 	ok = true
 	return s, nil
 }
@@ -116,9 +117,11 @@ func New(opts ...Option) (*Server, error) {
 // Handler returns the HTTP API, for use with httptest or a server of your own.
 func (s *Server) Handler() http.Handler { return s.api }
 
-// Serve answers HTTP on ln until Shutdown or Close.
+// Serve answers HTTP on ln until Shutdown or Close. Even requests net/http
+// refuses before routing (a malformed request line or header) are
+// answered in Fabric's error envelope.
 func (s *Server) Serve(ln net.Listener) error {
-	err := s.http.Serve(ln)
+	err := s.http.Serve(envelopeListener{ln})
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}

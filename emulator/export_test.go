@@ -7,3 +7,8 @@ import "context"
 func StartOperation(s *Server, principal string, run func(context.Context) ([]byte, error)) string {
 	return s.api.StartOperation(principal, run)
 }
+
+// ServerTimeouts reports the timeouts of s's HTTP server.
+func ServerTimeouts(s *Server) HTTPTimeouts {
+	return HTTPTimeouts{ReadHeader: s.http.ReadHeaderTimeout, Read: s.http.ReadTimeout, Write: s.http.WriteTimeout, Idle: s.http.IdleTimeout}
+}

@@ -27,6 +27,7 @@ type config struct {
 	sampleBatch     int
 	endpointAddr    string // the custom endpoint's Kafka listener; "off" disables it
 	endpointAdv     string
+	httpTimeouts    HTTPTimeouts
 }
 
 func defaults() config {
@@ -204,4 +205,33 @@ func WithKafkaEndpoint(addr string) Option {
 // listens on (an emulator in a container: the mapped port).
 func WithKafkaEndpointAdvertised(hostport string) Option {
 	return func(c *config) error { c.endpointAdv = hostport; return nil }
+}
+
+// HTTPTimeouts bounds the API server's connections. A zero field keeps
+// its default.
+type HTTPTimeouts struct {
+	// ReadHeader bounds the request line and headers (default 10 s).
+	ReadHeader time.Duration
+	// Read bounds the whole request, body included (default 60 s: a
+	// 16 MiB produce body needs only 280 kB/s to arrive in time).
+	Read time.Duration
+	// Write bounds the time from the end of the headers to the end of the
+	// answer. The default covers the slowest produce: Read for its body,
+	// the produce timeout for the broker, the wait for destinations and a
+	// minute to answer (3 min with the other defaults).
+	Write time.Duration
+	// Idle bounds a kept-alive connection between requests (default 120 s).
+	Idle time.Duration
+}
+
+// WithHTTPTimeouts sets the API server's read, write and idle timeouts
+// (see HTTPTimeouts for the defaults).
+func WithHTTPTimeouts(t HTTPTimeouts) Option {
+	return func(c *config) error {
+		if t.ReadHeader < 0 || t.Read < 0 || t.Write < 0 || t.Idle < 0 {
+			return errors.New("http timeouts: want positive durations, or zero for the default")
+		}
+		c.httpTimeouts = t
+		return nil
+	}
 }

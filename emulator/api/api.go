@@ -42,8 +42,12 @@ type Config struct {
 	// Jobs runs job instances.
 	Jobs *jobs.Runner
 	// ProduceTimeout bounds a produce against a broker that does not
-	// acknowledge (default 30 s).
+	// acknowledge (default DefaultProduceTimeout).
 	ProduceTimeout time.Duration
+	// WriteTimeout is the hosting server's write timeout (0: none). A route
+	// that may wait longer than a produce (consume's timeoutMs) pushes its
+	// own write deadline out by its longest wait.
+	WriteTimeout time.Duration
 	// Advertised, when set, replaces the broker's bootstrap list in resolve answers.
 	Advertised []string
 	// RemoteTokens lets non-loopback callers mint tokens.
@@ -61,6 +65,14 @@ type Config struct {
 
 // DefaultMaxRequestBytes is the default cap on a request body: 16 MiB.
 const DefaultMaxRequestBytes = 16 << 20
+
+// DefaultProduceTimeout is how long a produce waits for the broker's
+// acknowledgements by default.
+const DefaultProduceTimeout = 30 * time.Second
+
+// DeliveryWait is how long a produce then waits for its Eventstream's
+// destinations to deliver before answering 504.
+const DeliveryWait = deliveryTimeout
 
 // API is the emulator's http.Handler.
 type API struct {
@@ -90,7 +102,7 @@ func New(cfg Config) *API {
 		cfg.MaxRequestBytes = DefaultMaxRequestBytes
 	}
 	if cfg.ProduceTimeout <= 0 {
-		cfg.ProduceTimeout = 30 * time.Second
+		cfg.ProduceTimeout = DefaultProduceTimeout
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -127,17 +139,13 @@ func (a *API) handle(pattern string, authenticated bool, fn endpoint) {
 			c.principal = claims.ObjectID
 		}
 		if err := fn(c); err != nil {
-			fe := fabricerr.As(err)
-			if fe.Status >= 500 {
-				a.cfg.Logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "requestId", c.id, "err", err)
-			}
-			fabricerr.Write(w, c.id, fe)
+			a.fail(w, r, c.id, err)
 		}
 	})
 }
 
-// ServeHTTP stamps a request id and answers unknown routes and wrong methods
-// in the Fabric envelope.
+// ServeHTTP stamps a request id and answers unknown routes, wrong methods
+// and paths that are not canonical in the Fabric envelope.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := uuid.NewString()
 	w.Header().Set(fabricerr.HeaderRequestID, id)
@@ -146,6 +154,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// still name a type: clients such as fabric-cicd test it before
 	// reading the body. Handlers with a body set their own.
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if fe := pathError(r); fe != nil {
+		fabricerr.Write(w, id, fe)
+		return
+	}
 	h, pattern := a.mux.Handler(r)
 	if pattern != "" {
 		a.mux.ServeHTTP(w, r) // the mux sets the path values

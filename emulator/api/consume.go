@@ -143,7 +143,7 @@ func parseOffsets(v, topic, field string, def int64) (map[int32]int64, int64, er
 	if inner, ok := raw[topic]; ok && len(raw) == 1 {
 		parts = nil
 		if err := json.Unmarshal(inner, &parts); err != nil {
-			return nil, 0, fabricerr.BadParameter(field, "want {\"%s\": {\"<partition>\": offset}}: %v", topic, err)
+			return nil, 0, fabricerr.BadParameter(field, "want {\"%s\": {\"<partition>\": offset}}: %s", topic, describeJSON(err))
 		}
 	}
 	out := map[int32]int64{}

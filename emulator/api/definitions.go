@@ -99,7 +99,7 @@ func decodeDefinition(raw json.RawMessage) (storedDefinition, error) {
 		}
 		var probe map[string]any
 		if err := json.Unmarshal(payload, &probe); err != nil {
-			return out, fabricerr.New(http.StatusBadRequest, CorruptedPayload, "%s (%s): the payload is not a JSON object: %v", at, name, err)
+			return out, fabricerr.New(http.StatusBadRequest, CorruptedPayload, "%s (%s): the payload is not a JSON object: %s", at, name, describeJSON(err))
 		}
 		switch name {
 		case partTopology:
@@ -157,7 +157,7 @@ func parseTopology(data []byte) (*topology, error) {
 	dec.UseNumber()
 	t := &topology{byName: map[string]*node{}}
 	if err := dec.Decode(&t.raw); err != nil || t.raw == nil {
-		return nil, fabricerr.New(http.StatusBadRequest, CorruptedPayload, "eventstream.json is not a JSON object: %v", err)
+		return nil, fabricerr.New(http.StatusBadRequest, CorruptedPayload, "eventstream.json is not a JSON object: %s", describeJSON(err))
 	}
 	for _, k := range topologyKeys {
 		v, ok := t.raw[k.key]
@@ -522,7 +522,7 @@ func (a *API) planDefinition(c *call, es store.Item, def storedDefinition) (*def
 			} `json:"metadata"`
 		}
 		if err := json.Unmarshal(def.Platform, &pl); err != nil {
-			return nil, fabricerr.New(http.StatusBadRequest, CorruptedPayload, ".platform: %v", err)
+			return nil, fabricerr.New(http.StatusBadRequest, CorruptedPayload, ".platform: %s", describeJSON(err))
 		}
 		p.displayName, p.description = pl.Metadata.DisplayName, pl.Metadata.Description
 	}

@@ -220,7 +220,7 @@ func (a *API) lro(min store.Role, fn endpoint) endpoint {
 		id := a.StartOperation(principal, func(context.Context) ([]byte, error) {
 			rec := &bufferWriter{header: http.Header{}}
 			if err := fn(&call{w: rec, r: r, id: requestID, principal: principal}); err != nil {
-				fe := *fabricerr.As(err)
+				fe := *a.public(r, requestID, err)
 				fe.RequestID = requestID
 				return nil, &fe
 			}

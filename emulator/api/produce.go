@@ -298,7 +298,7 @@ func parseHeaders(raw json.RawMessage, field string) ([]kgo.RecordHeader, error)
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&list); err != nil {
-			return nil, fabricerr.BadParameter(field, "want [{\"key\": string, \"value\": string|null}]: %v", err)
+			return nil, fabricerr.BadParameter(field, "want [{\"key\": string, \"value\": string|null}]: %s", describeJSON(err))
 		}
 		for i, h := range list {
 			if h.Key == nil {

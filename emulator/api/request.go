@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 
@@ -29,8 +30,13 @@ func (a *API) readBody(c *call) ([]byte, error) {
 	if errors.As(err, &tooBig) {
 		return nil, fabricerr.New(http.StatusRequestEntityTooLarge, fabricerr.RequestBodyTooLarge,
 			"the request body exceeds the limit of %d bytes", a.cfg.MaxRequestBytes)
+	} else if errors.Is(err, os.ErrDeadlineExceeded) {
+		return nil, fabricerr.New(http.StatusRequestTimeout, fabricerr.RequestTimeout,
+			"the request body did not arrive within the server's read timeout")
 	} else if err != nil {
-		return nil, fabricerr.New(http.StatusBadRequest, fabricerr.InvalidRequest, "read request body: %v", err)
+		// The connection's own words name the server's address: not shown.
+		return nil, fabricerr.New(http.StatusBadRequest, fabricerr.InvalidRequest,
+			"the request body could not be read: its chunked encoding is malformed or the connection closed before it was complete")
 	}
 	return body, nil
 }
@@ -58,35 +64,6 @@ func decodeJSON(body []byte, v any) error {
 		return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidRequest, "the request body has data after its JSON value")
 	}
 	return nil
-}
-
-// jsonError turns a decoding error into a 400 naming the field (under
-// prefix, when the JSON decoded is part of a larger body) or the offset.
-func jsonError(prefix string, err error) *fabricerr.Error {
-	at := func(field string) string {
-		if prefix == "" {
-			return field
-		}
-		return prefix + "." + field
-	}
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidRequest, "the request body is not valid JSON at byte %d: %v", syn.Offset, err)
-	case errors.As(err, &typ):
-		field := at(typ.Field)
-		if typ.Field == "" {
-			field = firstNonEmpty(prefix, "body")
-		}
-		return fabricerr.BadParameter(field, "want %s, got JSON %s", typ.Type, typ.Value)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidRequest, "the request body is truncated JSON")
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return fabricerr.BadParameter(at(name), "unknown field")
-	}
-	return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidRequest, "the request body is not valid: %v", err)
 }
 
 // page reads ?continuationToken into a store page of the configured size.

@@ -1,6 +1,11 @@
 package api
 
-import "github.com/fabrictest/fabrictest/emulator/store"
+import (
+	"net/http"
+	"time"
+
+	"github.com/fabrictest/fabrictest/emulator/store"
+)
 
 // routes registers every route. Paths follow Fabric's /v1 surface; the
 // emulator-native routes are those of DESIGN.md.
@@ -90,7 +95,7 @@ func (a *API) routes() {
 	a.handle("DELETE /v1/_emulator/connections/{connectionId}", true, a.deleteConnection)
 
 	a.handle("GET /v1/eventstreams/{id}/sources/{ds}", true, a.resolve)
-	a.handle("GET /v1/eventstreams/{id}/sources/{ds}/events", true, a.consume)
+	a.handle("GET /v1/eventstreams/{id}/sources/{ds}/events", true, a.waiting(MaxTimeout, a.consume))
 }
 
 // typedCollections maps a typed route's collection to its item type.
@@ -100,4 +105,16 @@ var typedCollections = map[string]string{
 	"eventhouses":  TypeEventhouse,
 	"kqlDatabases": TypeKQLDatabase,
 	"reflexes":     TypeReflex,
+}
+
+// waiting serves fn, which may wait up to wait before it answers, with its
+// write deadline pushed out by wait beyond the server's write timeout.
+func (a *API) waiting(wait time.Duration, fn endpoint) endpoint {
+	return func(c *call) error {
+		if a.cfg.WriteTimeout > 0 {
+			// Not every ResponseWriter has deadlines (httptest's has none).
+			_ = http.NewResponseController(c.w).SetWriteDeadline(time.Now().Add(a.cfg.WriteTimeout + wait))
+		}
+		return fn(c)
+	}
 }

@@ -42,11 +42,15 @@ const (
 	InvalidRequest              = "InvalidRequest"
 	InvalidItemType             = "InvalidItemType"
 	InvalidContinuationToken    = "InvalidContinuationToken"
+	InvalidPath                 = "InvalidPath"
+	RequestHeadersTooLarge      = "RequestHeaderFieldsTooLarge"
+	UnsupportedTransferEncoding = "UnsupportedTransferEncoding"
 	ItemDisplayNameAlreadyInUse = "ItemDisplayNameAlreadyInUse"
 	WorkspaceNameAlreadyExists  = "WorkspaceNameAlreadyExists"
 	PrincipalAlreadyHasRole     = "PrincipalAlreadyHasWorkspaceRolePermissions"
 	LastAdminCannotBeRemoved    = "WorkspaceMustHaveAdmin"
 	RequestBodyTooLarge         = "RequestBodyTooLarge"
+	RequestTimeout              = "RequestTimeout"
 	UnsupportedMediaType        = "UnsupportedMediaType"
 	EndpointNotFound            = "EndpointNotFound"
 	MethodNotAllowed            = "MethodNotAllowed"
@@ -115,14 +119,19 @@ func NotFound(code, resourceType, id string) *Error {
 	return New(http.StatusNotFound, code, "The requested %s %q could not be found", resourceType, id).WithResource(id, resourceType)
 }
 
-// As returns err as an *Error, wrapping anything else as a 500 UnknownError.
+// As returns err as an *Error. Anything else is a failure nobody
+// anticipated: a 500 UnknownError whose message tells nothing of the cause
+// (it may name server paths or internals); the caller logs the cause.
 func As(err error) *Error {
 	var fe *Error
 	if errors.As(err, &fe) {
 		return fe
 	}
-	return New(http.StatusInternalServerError, UnknownError, "%v", err)
+	return New(http.StatusInternalServerError, UnknownError, InternalMessage)
 }
+
+// InternalMessage is the message of every unanticipated failure.
+const InternalMessage = "The emulator failed to serve this request; its log holds the cause under this requestId"
 
 // Write renders err (converted with As) as the Fabric envelope.
 func Write(w http.ResponseWriter, requestID string, err error) {
