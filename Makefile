@@ -44,9 +44,12 @@ vet:
 check-scripts: docker
 	bash scripts/check-scripts.sh
 
-# Tier 1: unit and in-process integration tests on the embedded broker.
+# Tier 1: unit and in-process integration tests on the embedded broker; then
+# 2,000 Lakehouse destinations under a 4,096-descriptor limit, without -race
+# (the race detector makes it take minutes; under -race it runs 200).
 test-unit:
 	$(GO) test -race -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -run '^TestManyDestinationsUnderFDLimit$$' -v ./emulator/
 
 # Hostile input: each native fuzz target for FUZZ_TIME beyond its seed corpus
 # (go test runs the seeds alone in tier 1). A failure leaves the input under
@@ -59,7 +62,8 @@ FUZZ_TARGETS := \
 	emulator/delta:FuzzRowToDelta \
 	emulator/pipeline:FuzzScalarFunctions \
 	emulator/pipeline:FuzzOperators \
-	emulator:FuzzDefinition
+	emulator:FuzzDefinition \
+	emulator:FuzzProduceBody
 
 test-fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +23,10 @@ import (
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "fabric-emulator")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("find the go command to build the binary: %v", err)
+	}
 	cmd := exec.Command(gobin, "build", "-o", out, ".")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./emulator/cmd/fabric-emulator: %v\n%s", err, b)
