@@ -17,6 +17,12 @@ func (a *API) workspace(c *call, min store.Role) (store.Workspace, error) {
 	if _, err := uuid.Parse(id); err != nil {
 		return store.Workspace{}, fabricerr.NotFound(fabricerr.WorkspaceNotFound, "Workspace", id)
 	}
+	return a.workspaceWithRole(c, id, min)
+}
+
+// workspaceWithRole loads workspace id (a GUID) and checks that the caller
+// holds at least role min there.
+func (a *API) workspaceWithRole(c *call, id string, min store.Role) (store.Workspace, error) {
 	ws, err := a.cfg.Store.GetWorkspace(c.r.Context(), id)
 	if errors.Is(err, store.ErrNotFound) {
 		return ws, fabricerr.NotFound(fabricerr.WorkspaceNotFound, "Workspace", id)

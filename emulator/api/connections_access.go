@@ -64,13 +64,7 @@ func (a *API) workspaceByID(c *call, id string, min store.Role) (store.Workspace
 	if _, err := uuid.Parse(id); err != nil {
 		return store.Workspace{}, fabricerr.BadParameter("workspaceId", "want a workspace id (a GUID), got %q", id)
 	}
-	ws, err := a.cfg.Store.GetWorkspace(c.r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) {
-		return ws, fabricerr.NotFound(fabricerr.WorkspaceNotFound, "Workspace", id)
-	} else if err != nil {
-		return ws, err
-	}
-	return ws, a.require(c, ws.ID, min)
+	return a.workspaceWithRole(c, id, min)
 }
 
 // visibleConnection loads connection id and the caller's role in its
