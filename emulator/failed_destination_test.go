@@ -2,6 +2,8 @@ package emulator_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -88,8 +90,8 @@ func TestDataDirStartsWithFailedDestinations(t *testing.T) {
 
 // A first batch made only of rows the table cannot take (issue 13, finding
 // 3) left in the topic across a restart: the server starts, the
-// destination is Running or Failed with its error, and it can be deleted,
-// after which produces succeed.
+// destination runs (the rows were parked), a later row creates the table,
+// and the destination can be deleted, after which produces succeed.
 func TestDataDirStartsWithRejectedFirstBatch(t *testing.T) {
 	dir := t.TempDir()
 	e := startEnv(t, emulator.WithDataDir(dir))
@@ -102,16 +104,40 @@ func TestDataDirStartsWithRejectedFirstBatch(t *testing.T) {
 	e2 := startEnv(t, emulator.WithDataDir(dir))
 	s.e = e2
 	base := "/v1/workspaces/" + s.ws + "/eventstreams/" + s.id + "/destinations/" + l.dest
-	n := e2.must(200, e2.call("GET", base, nil)).Body
-	switch n["status"] {
-	case "Running":
-	case "Failed":
-		if msg, _ := n["error"].(map[string]any)["errorMessage"].(string); msg == "" {
-			t.Fatalf("Failed without an error message: %v", n)
-		}
-	default:
+	if n := e2.must(200, e2.call("GET", base, nil)).Body; n["status"] != "Running" {
 		t.Fatalf("destination after restart: %v", n)
 	}
+	e2.must(200, e2.call("POST", s.produce, `{"events":[{"value":{"n":1}}]}`))
+	waitRows(t, l.dir, 1)
 	e2.must(200, e2.call("DELETE", base, nil))
 	e2.must(200, e2.call("POST", s.produce, `{"events":[{"value":{"n":1}}]}`))
+}
+
+// A destination whose table cannot be opened after a restart is Failed
+// with a message that names the table's place in OneLake, never the
+// server's directories (issue 13, finding 8).
+func TestFailedDestinationHidesServerPaths(t *testing.T) {
+	dir := t.TempDir()
+	e := startEnv(t, emulator.WithDataDir(dir))
+	s := newStream(e)
+	l := bindLakehouse(t, s, "unreadable")
+	e.must(200, e.call("POST", s.produce, `{"events":[{"value":{"n":1}}]}`))
+	e.srv.Close()
+	commit := filepath.Join(l.dir, "_delta_log", "00000000000000000000.json")
+	if err := os.WriteFile(commit, []byte("not a delta log\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	e2 := startEnv(t, emulator.WithDataDir(dir))
+	base := "/v1/workspaces/" + s.ws + "/eventstreams/" + s.id
+	dest := e2.must(200, e2.call("GET", base+"/destinations/"+l.dest, nil)).Raw
+	topo := e2.must(200, e2.call("GET", base+"/topology", nil)).Raw
+	for name, body := range map[string]string{"destination": string(dest), "topology": string(topo)} {
+		if !strings.Contains(body, "Failed") {
+			t.Fatalf("%s after restart does not show the destination Failed: %s", name, body)
+		}
+		if strings.Contains(body, dir) {
+			t.Fatalf("%s names the server's data dir %s: %s", name, dir, body)
+		}
+	}
 }

@@ -48,7 +48,7 @@ func (a *API) renderDestination(d store.Destination) destinationJSON {
 		}
 		if st.Err != nil {
 			j.Status = "Failed"
-			j.Delivery["lastError"] = st.Err.Error()
+			j.Delivery["lastError"] = a.scrub(st.Err.Error())
 		}
 		if n, last := a.rejectionsOf(d.ID).get(); n > 0 {
 			j.Delivery["rejectedRows"] = n

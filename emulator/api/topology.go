@@ -72,7 +72,7 @@ func (a *API) destinationStatus(d store.Destination, paused []string) (string, e
 	return statusRunning, nil
 }
 
-func withStatus(n map[string]any, status string, err error) map[string]any {
+func (a *API) withStatus(n map[string]any, status string, err error) map[string]any {
 	out := make(map[string]any, len(n)+2)
 	for k, v := range n {
 		out[k] = v
@@ -84,7 +84,7 @@ func withStatus(n map[string]any, status string, err error) map[string]any {
 		if errors.As(err, &coded) {
 			code = coded.ErrorCode()
 		}
-		out["error"] = map[string]any{"errorCode": code, "errorMessage": err.Error()}
+		out["error"] = map[string]any{"errorCode": code, "errorMessage": a.scrub(err.Error())}
 	}
 	return out
 }
@@ -122,7 +122,7 @@ func (a *API) renderTopology(ctx context.Context, es store.Item, status bool) (m
 		}
 		for _, n := range t.sources {
 			st, serr := a.sourceStatus(es, n)
-			sources = append(sources, maybeStatus(n.raw, status, st, serr))
+			sources = append(sources, a.maybeStatus(n.raw, status, st, serr))
 		}
 		for _, n := range t.streams {
 			streams = append(streams, n.raw)
@@ -136,7 +136,7 @@ func (a *API) renderTopology(ctx context.Context, es store.Item, status bool) (m
 				if slices.Contains(props.Paused, n.id()) {
 					st = statusPaused
 				}
-				destinations = append(destinations, maybeStatus(n.raw, status, st, nil))
+				destinations = append(destinations, a.maybeStatus(n.raw, status, st, nil))
 				continue
 			}
 			d, ok := byID[n.id()]
@@ -145,7 +145,7 @@ func (a *API) renderTopology(ctx context.Context, es store.Item, status bool) (m
 			}
 			seen[d.ID] = true
 			st, derr := a.destinationStatus(d, props.Paused)
-			destinations = append(destinations, maybeStatus(n.raw, status, st, derr))
+			destinations = append(destinations, a.maybeStatus(n.raw, status, st, derr))
 		}
 	} else {
 		for _, s := range props.Streams {
@@ -175,7 +175,7 @@ func (a *API) renderTopology(ctx context.Context, es store.Item, status bool) (m
 			continue
 		}
 		st, derr := a.destinationStatus(d, props.Paused)
-		destinations = append(destinations, maybeStatus(destinationNode(d, input), status, st, derr))
+		destinations = append(destinations, a.maybeStatus(destinationNode(d, input), status, st, derr))
 	}
 	for k, v := range map[string][]any{"sources": sources, "streams": streams, "operators": operators, "destinations": destinations} {
 		if v == nil {
@@ -186,11 +186,11 @@ func (a *API) renderTopology(ctx context.Context, es store.Item, status bool) (m
 	return out, nil
 }
 
-func maybeStatus(n map[string]any, status bool, st string, err error) map[string]any {
+func (a *API) maybeStatus(n map[string]any, status bool, st string, err error) map[string]any {
 	if !status {
 		return n
 	}
-	return withStatus(n, st, err)
+	return a.withStatus(n, st, err)
 }
 
 // getTopology serves GET …/eventstreams/{id}/topology.
