@@ -28,8 +28,8 @@
 //   - host:port[,host:port]: a cluster that is already running.
 //
 // In a ginkgo suite, pass GinkgoTB(): teardown then runs as DeferCleanup,
-// and bind each spec's context with Env.WithContext (or the handles'
-// WithContext) so a SpecTimeout interrupts calls in flight.
+// and bind each spec's context with Env.WithContext (or WithContext(h, ctx)
+// on a handle h) so a SpecTimeout interrupts calls in flight.
 //
 // Call SharedKafka from TestMain to start one container per test binary
 // instead of one per test: each environment keeps its own emulator, and each
@@ -64,7 +64,7 @@
 // Eventually:
 //
 //	Eventually(es.TryRecords).WithTimeout(5 * time.Second).Should(fabrictest.HaveRecordCount(3))
-//	_, err := es.As("viewer").TryProduce("x")
+//	_, err := fabrictest.As(es, "viewer").TryProduce("x")
 //	Expect(err).To(fabrictest.HaveErrorCode("InsufficientPrivileges"))
 //
 // Env.Call and TryCall reach routes the helpers do not cover; Env.Client is

@@ -139,7 +139,7 @@ func TestHelperFailureNamesErrorCode(t *testing.T) {
 	es := env.Workspace("ws").Eventstream("es")
 	bad := env.EventstreamRef(es.WorkspaceID, "00000000-0000-0000-0000-00000000dead", es.DatasourceID)
 
-	msg := failureOf(func(tb testing.TB) { bad.WithT(tb).Consume() })
+	msg := failureOf(func(tb testing.TB) { fabrictest.WithT(bad, tb).Consume() })
 	t.Log(msg)
 	for _, want := range []string{"consume eventstream 00000000-0000-0000-0000-00000000dead", "404 ItemNotFound", "requestId"} {
 		if !strings.Contains(msg, want) {
@@ -186,21 +186,21 @@ func TestRoles(t *testing.T) {
 	es := ws.Eventstream("es")
 
 	// A stranger sees nothing.
-	_, err := es.As("stranger").TryConsume()
+	_, err := fabrictest.As(es, "stranger").TryConsume()
 	g.Expect(err).To(fabrictest.HaveErrorCode("InsufficientPrivileges"))
 
 	ws.Grant("viewer", fabrictest.Viewer)
-	_, err = es.As("viewer").TryProduce(map[string]any{"n": 1})
+	_, err = fabrictest.As(es, "viewer").TryProduce(map[string]any{"n": 1})
 	g.Expect(err).To(fabrictest.HaveErrorCode("InsufficientPrivileges"))
 	g.Expect(err.(*fabrictest.APIError).Status).To(Equal(403))
-	g.Expect(es.As("viewer").Consume()).To(BeEmpty()) // Viewers read
+	g.Expect(fabrictest.As(es, "viewer").Consume()).To(BeEmpty()) // Viewers read
 
 	ws.Grant("contributor", fabrictest.Contributor)
-	es.As("contributor").Produce(map[string]any{"n": 1})
-	g.Expect(es.As("viewer").Consume()).To(fabrictest.HaveRecordCount(1))
+	fabrictest.As(es, "contributor").Produce(map[string]any{"n": 1})
+	g.Expect(fabrictest.As(es, "viewer").Consume()).To(fabrictest.HaveRecordCount(1))
 
 	// A Viewer cannot grant; the error names the code.
-	g.Expect(ws.As("viewer").TryGrant("eve", fabrictest.Viewer)).To(fabrictest.HaveErrorCode("InsufficientPrivileges"))
+	g.Expect(fabrictest.As(ws, "viewer").TryGrant("eve", fabrictest.Viewer)).To(fabrictest.HaveErrorCode("InsufficientPrivileges"))
 
 	// WithPrincipal and As agree on names.
 	g.Expect(fabrictest.PrincipalID("viewer")).To(Equal(env.As("viewer").Principal()))
@@ -233,7 +233,7 @@ func TestSubtestsShareEnv(t *testing.T) {
 	for i := range 3 {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			t.Parallel()
-			es := ws.WithT(t).Eventstream(fmt.Sprint("es-", i))
+			es := fabrictest.WithT(ws, t).Eventstream(fmt.Sprint("es-", i))
 			es.ProduceJSON(i)
 			NewWithT(t).Expect(es.Consume()).To(fabrictest.HaveRecordsWithValues(json.RawMessage(fmt.Sprint(i))))
 		})

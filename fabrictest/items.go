@@ -1,10 +1,8 @@
 package fabrictest
 
 import (
-	"context"
 	"net/http"
 	"net/url"
-	"testing"
 )
 
 // ------------------------------------------------------------------ items
@@ -23,7 +21,7 @@ type Item struct {
 	// Name is the display name.
 	Name string
 
-	env *Env
+	handle
 }
 
 // Item creates an item of type typ (Notebook, DataPipeline, …) named name
@@ -46,29 +44,19 @@ func (w Workspace) TryItem(typ, name string) (Item, error) {
 	if _, err := w.env.do(http.MethodPost, w.path()+"/items", nil, map[string]any{"displayName": name, "type": typ}, 0, &out); err != nil {
 		return Item{}, err
 	}
-	return Item{ID: out.ID, WorkspaceID: out.WorkspaceID, Type: out.Type, Name: out.DisplayName, env: w.env}, nil
+	return Item{ID: out.ID, WorkspaceID: out.WorkspaceID, Type: out.Type, Name: out.DisplayName, handle: handle{w.env}}, nil
 }
 
 // ItemRef returns a handle on the item id of the workspace without checking
 // that it exists, such as one the code under test created.
-func (w Workspace) ItemRef(id string) Item { return Item{ID: id, WorkspaceID: w.ID, env: w.env} }
+func (w Workspace) ItemRef(id string) Item {
+	return Item{ID: id, WorkspaceID: w.ID, handle: handle{w.env}}
+}
 
 // Item returns the Eventstream as a generic item.
 func (es Eventstream) Item() Item {
-	return Item{ID: es.ID, WorkspaceID: es.WorkspaceID, Type: "Eventstream", Name: es.Name, env: es.env}
+	return Item{ID: es.ID, WorkspaceID: es.WorkspaceID, Type: "Eventstream", Name: es.Name, handle: handle{es.env}}
 }
-
-// Env returns the environment view the item's helpers use.
-func (it Item) Env() *Env { return it.env }
-
-// As returns the handle acting as principal (see Env.As).
-func (it Item) As(principal string) Item { it.env = it.env.As(principal); return it }
-
-// WithT returns the handle reporting failures to t (see Env.WithT).
-func (it Item) WithT(t testing.TB) Item { it.env = it.env.WithT(t); return it }
-
-// WithContext returns the handle bounded by ctx (see Env.WithContext).
-func (it Item) WithContext(ctx context.Context) Item { it.env = it.env.WithContext(ctx); return it }
 
 func (it Item) jobsPath() string {
 	return "/v1/workspaces/" + url.PathEscape(it.WorkspaceID) + "/items/" + url.PathEscape(it.ID) + "/jobs"

@@ -90,7 +90,7 @@ func TestLakehouseTryForms(t *testing.T) {
 	g.Expect(err).To(MatchError(ContainSubstring(`table "never" of lakehouse ` + lh.ID)))
 	_, err = fabrictest.HaveDeltaRows(0).Match(table)
 	g.Expect(err).To(HaveOccurred())
-	msg := failureOf(func(tb testing.TB) { lh.WithT(tb).Table("never").Rows() })
+	msg := failureOf(func(tb testing.TB) { fabrictest.WithT(lh, tb).Table("never").Rows() })
 	g.Expect(msg).To(HavePrefix(`fabrictest: table "never" of lakehouse`))
 
 	// Eventually with the Try form, and what it says when it gives up.

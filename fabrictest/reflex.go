@@ -1,10 +1,8 @@
 package fabrictest
 
 import (
-	"context"
 	"net/http"
 	"net/url"
-	"testing"
 )
 
 // ------------------------------------------------------------------ Reflex
@@ -20,7 +18,7 @@ type Reflex struct {
 	// Name is the display name.
 	Name string
 
-	env *Env
+	handle
 }
 
 // Reflex creates a Reflex named name in the workspace and fails the test if
@@ -44,24 +42,12 @@ func (w Workspace) TryReflex(name string) (Reflex, error) {
 	if _, err := w.env.do(http.MethodPost, w.path()+"/reflexes", nil, map[string]any{"displayName": name}, 0, &out); err != nil {
 		return Reflex{}, err
 	}
-	return Reflex{ID: out.ID, WorkspaceID: out.WorkspaceID, Name: out.DisplayName, env: w.env}, nil
+	return Reflex{ID: out.ID, WorkspaceID: out.WorkspaceID, Name: out.DisplayName, handle: handle{w.env}}, nil
 }
-
-// Env returns the environment view the Reflex's helpers use.
-func (r Reflex) Env() *Env { return r.env }
-
-// As returns the handle acting as principal (see Env.As).
-func (r Reflex) As(principal string) Reflex { r.env = r.env.As(principal); return r }
-
-// WithT returns the handle reporting failures to t (see Env.WithT).
-func (r Reflex) WithT(t testing.TB) Reflex { r.env = r.env.WithT(t); return r }
-
-// WithContext returns the handle bounded by ctx (see Env.WithContext).
-func (r Reflex) WithContext(ctx context.Context) Reflex { r.env = r.env.WithContext(ctx); return r }
 
 // Item returns the Reflex as a generic item.
 func (r Reflex) Item() Item {
-	return Item{ID: r.ID, WorkspaceID: r.WorkspaceID, Type: "Reflex", Name: r.Name, env: r.env}
+	return Item{ID: r.ID, WorkspaceID: r.WorkspaceID, Type: "Reflex", Name: r.Name, handle: handle{r.env}}
 }
 
 func (r Reflex) triggersPath() string {
