@@ -57,6 +57,30 @@
 // both as Records with Kafka's columns. Env.As acts as another principal;
 // Workspace.Grant gives it a role.
 //
+// # Handles and names
+//
+// Workspace, Eventstream, Lakehouse, Table, Eventhouse, Reflex and Item are
+// handles: values holding the item's ids and the environment view their
+// calls go through (Env()). As(h, principal), WithT(h, t) and
+// WithContext(h, ctx) return the same handle acting as another principal,
+// reporting to another test or bounded by another context:
+//
+//	viewer := fabrictest.As(es, "viewer")
+//	es = fabrictest.WithContext(es, ctx) // a ginkgo SpecContext
+//
+// One rule names the ways to get a handle:
+//
+//   - X(name) creates the item (Env.Workspace, Workspace.Eventstream,
+//     Lakehouse, Eventhouse, Reflex, Item) and fails the test if it cannot;
+//     TryX(name) returns the error instead.
+//   - XByID(id) looks an existing item up through the API
+//     (Workspace.EventstreamByID) and fails the test if it cannot;
+//     TryXByID(id) returns the error instead.
+//   - XRef(id…) is a reference that calls no API and so cannot fail
+//     (Env.WorkspaceRef, Workspace.EventstreamRef, Workspace.ItemRef):
+//     nothing is checked until it is used. Lakehouse.Table(name) is one
+//     too: a Delta table is made by a destination, never by the harness.
+//
 // Every helper reports a failure to the test with the Fabric errorCode,
 // message and request id of the answer. Each has a Try… form that returns
 // the error instead (an *APIError for a non-2xx answer), for tests that

@@ -137,7 +137,7 @@ func TestHelperFailureNamesErrorCode(t *testing.T) {
 	t.Parallel()
 	env := fabrictest.Start(t)
 	es := env.Workspace("ws").Eventstream("es")
-	bad := env.EventstreamRef(es.WorkspaceID, "00000000-0000-0000-0000-00000000dead", es.DatasourceID)
+	bad := env.WorkspaceRef(es.WorkspaceID).EventstreamRef("00000000-0000-0000-0000-00000000dead", es.DatasourceID)
 
 	msg := failureOf(func(tb testing.TB) { fabrictest.WithT(bad, tb).Consume() })
 	t.Log(msg)
@@ -147,7 +147,7 @@ func TestHelperFailureNamesErrorCode(t *testing.T) {
 		}
 	}
 
-	msg = failureOf(func(tb testing.TB) { env.WithT(tb).WorkspaceByID("nope").Eventstream("x") })
+	msg = failureOf(func(tb testing.TB) { env.WithT(tb).WorkspaceRef("nope").Eventstream("x") })
 	if !strings.Contains(msg, "WorkspaceNotFound") {
 		t.Errorf("failure message lacks WorkspaceNotFound:\n%s", msg)
 	}
@@ -160,7 +160,7 @@ func TestWrongIDs(t *testing.T) {
 	es := env.Workspace("ws").Eventstream("es")
 	const nope = "00000000-0000-0000-0000-00000000dead"
 
-	_, err := env.EventstreamRef(es.WorkspaceID, nope, es.DatasourceID).TryResolve()
+	_, err := env.WorkspaceRef(es.WorkspaceID).EventstreamRef(nope, es.DatasourceID).TryResolve()
 	g.Expect(err).To(fabrictest.HaveErrorCode("ItemNotFound"))
 	g.Expect(fabrictest.ErrorCode(err)).To(Equal("ItemNotFound"))
 	var ae *fabrictest.APIError
@@ -170,12 +170,39 @@ func TestWrongIDs(t *testing.T) {
 	g.Expect(ae.RelatedResource).NotTo(BeNil())
 	g.Expect(ae.RelatedResource.ResourceID).To(Equal(nope))
 
-	_, err = env.EventstreamRef(es.WorkspaceID, nope, es.DatasourceID).TryConsume()
+	_, err = env.WorkspaceRef(es.WorkspaceID).EventstreamRef(nope, es.DatasourceID).TryConsume()
 	g.Expect(err).To(fabrictest.HaveErrorCode("ItemNotFound"))
-	_, err = env.EventstreamRef(es.WorkspaceID, es.ID, nope).TryRecords()
+	_, err = env.WorkspaceRef(es.WorkspaceID).EventstreamRef(es.ID, nope).TryRecords()
 	g.Expect(err).To(fabrictest.HaveErrorCode("DatasourceNotFound"))
-	_, err = env.EventstreamRef(es.WorkspaceID, nope, es.DatasourceID).TryProduce("x")
+	_, err = env.WorkspaceRef(es.WorkspaceID).EventstreamRef(nope, es.DatasourceID).TryProduce("x")
 	g.Expect(err).To(fabrictest.HaveErrorCode("ItemNotFound"))
+}
+
+// TestRefsAndLookups holds the naming rule: a …Ref calls no API and so
+// cannot fail, a …ByID looks the item up and its Try form returns the error.
+func TestRefsAndLookups(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	env := fabrictest.Start(t)
+	ws := env.Workspace("ws")
+	es := ws.Eventstream("es")
+	const nope = "00000000-0000-0000-0000-00000000dead"
+
+	ref := env.WorkspaceRef(ws.ID)
+	g.Expect(ref.ID).To(Equal(ws.ID))
+	byRef := ref.EventstreamRef(es.ID, es.DatasourceID)
+	g.Expect([]string{byRef.WorkspaceID, byRef.ID, byRef.Topic}).To(Equal([]string{es.WorkspaceID, es.ID, es.Topic}))
+	g.Expect(byRef.Records()).To(BeEmpty())
+
+	got := ref.EventstreamByID(es.ID)
+	g.Expect(got.Name).To(Equal("es"))
+	g.Expect(got.Topic).To(Equal(es.Topic))
+	g.Expect(got.DatasourceID).To(Equal(es.DatasourceID))
+
+	_, err := ref.TryEventstreamByID(nope)
+	g.Expect(err).To(fabrictest.HaveErrorCode("ItemNotFound"))
+	msg := failureOf(func(tb testing.TB) { fabrictest.WithT(ref, tb).EventstreamByID(nope) })
+	g.Expect(msg).To(ContainSubstring("ItemNotFound"))
 }
 
 func TestRoles(t *testing.T) {

@@ -34,16 +34,6 @@ type Eventstream struct {
 	handle
 }
 
-// EventstreamRef returns a handle on the Eventstream with these ids without
-// checking that it exists: for Eventstreams created elsewhere, and for tests
-// of what a wrong id answers.
-//
-//	bad := env.EventstreamRef(es.WorkspaceID, "00000000-0000-0000-0000-00000000dead", es.DatasourceID)
-//	_, err := bad.TryResolve() // 404 ItemNotFound
-func (e *Env) EventstreamRef(workspaceID, itemID, datasourceID string) Eventstream {
-	return Eventstream{ID: itemID, WorkspaceID: workspaceID, DatasourceID: datasourceID, Topic: itemID + "." + datasourceID, handle: handle{e}}
-}
-
 func (es Eventstream) itemPath() string {
 	return "/v1/workspaces/" + url.PathEscape(es.WorkspaceID) + "/eventstreams/" + url.PathEscape(es.ID)
 }

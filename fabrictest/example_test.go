@@ -80,7 +80,7 @@ func ExampleEventstream_TryProduce() {
 	_, err = fabrictest.As(es, "viewer").TryProduce(map[string]any{"amount": 1})
 	fmt.Println(fabrictest.ErrorCode(err), err.(*fabrictest.APIError).Status)
 
-	bad := env.EventstreamRef(es.WorkspaceID, "00000000-0000-0000-0000-00000000dead", es.DatasourceID)
+	bad := env.WorkspaceRef(es.WorkspaceID).EventstreamRef("00000000-0000-0000-0000-00000000dead", es.DatasourceID)
 	_, err = bad.TryResolve()
 	fmt.Println(fabrictest.ErrorCode(err))
 	// Output:

@@ -55,9 +55,10 @@ func (e *Env) TryWorkspace(name string) (Workspace, error) {
 	return Workspace{ID: out.ID, Name: out.DisplayName, handle: handle{e}}, nil
 }
 
-// WorkspaceByID returns a handle on an existing workspace, such as one the
-// code under test created; nothing is checked until it is used.
-func (e *Env) WorkspaceByID(id string) Workspace { return Workspace{ID: id, handle: handle{e}} }
+// WorkspaceRef returns a reference to the workspace id, such as one the
+// code under test created, without calling the API: nothing is checked
+// until it is used.
+func (e *Env) WorkspaceRef(id string) Workspace { return Workspace{ID: id, handle: handle{e}} }
 
 // path is the workspace's REST path.
 func (w Workspace) path() string { return "/v1/workspaces/" + url.PathEscape(w.ID) }
@@ -136,18 +137,36 @@ func (j eventstreamJSON) handle(e *Env) (Eventstream, error) {
 	return Eventstream{ID: j.ID, WorkspaceID: j.WorkspaceID, Name: j.DisplayName, DatasourceID: s.ID, Topic: s.Topic, handle: handle{e}}, nil
 }
 
-// EventstreamByID returns a handle on an existing Eventstream of the workspace,
-// such as one the code under test created, reading its datasource id and
-// topic from the API; it fails the test if it cannot.
+// EventstreamByID looks up the Eventstream id of the workspace, such as one
+// the code under test created, reading its datasource id and topic from the
+// API, and fails the test if it cannot.
 func (w Workspace) EventstreamByID(id string) Eventstream {
 	w.env.t.Helper()
-	var out eventstreamJSON
-	if _, err := w.env.do(http.MethodGet, w.path()+"/eventstreams/"+url.PathEscape(id), nil, nil, 0, &out); err != nil {
+	es, err := w.TryEventstreamByID(id)
+	if err != nil {
 		w.env.t.Fatalf("fabrictest: get eventstream %s in workspace %s: %v", id, w.ID, err)
 	}
-	es, err := out.handle(w.env)
-	if err != nil {
-		w.env.t.Fatalf("fabrictest: %v", err)
-	}
 	return es
+}
+
+// TryEventstreamByID is EventstreamByID that returns the error (404
+// ItemNotFound for an unknown id) instead of failing the test.
+func (w Workspace) TryEventstreamByID(id string) (Eventstream, error) {
+	var out eventstreamJSON
+	if _, err := w.env.do(http.MethodGet, w.path()+"/eventstreams/"+url.PathEscape(id), nil, nil, 0, &out); err != nil {
+		return Eventstream{}, err
+	}
+	return out.handle(w.env)
+}
+
+// EventstreamRef returns a reference to the Eventstream itemID of the
+// workspace, whose DefaultStream is datasourceID, without calling the API:
+// for Eventstreams created elsewhere, and for tests of what a wrong id
+// answers.
+//
+//	bad := ws.EventstreamRef("00000000-0000-0000-0000-00000000dead", es.DatasourceID)
+//	_, err := bad.TryResolve() // 404 ItemNotFound
+func (w Workspace) EventstreamRef(itemID, datasourceID string) Eventstream {
+	return Eventstream{ID: itemID, WorkspaceID: w.ID, DatasourceID: datasourceID,
+		Topic: itemID + "." + datasourceID, handle: w.handle}
 }

@@ -169,7 +169,7 @@ var _ = Describe("Eventstream on Apache Kafka", Label("kafka", "container"), fun
 	}, SpecTimeout(time.Minute))
 
 	It("answers 404 ItemNotFound for a wrong item id, at resolve and at consume", func(ctx SpecContext) {
-		bad := env.WithContext(ctx).EventstreamRef(es.WorkspaceID, wrongID, es.DatasourceID)
+		bad := env.WithContext(ctx).WorkspaceRef(es.WorkspaceID).EventstreamRef(wrongID, es.DatasourceID)
 
 		_, err := bad.TryResolve()
 		Expect(err).To(fabrictest.HaveErrorCode("ItemNotFound"))
