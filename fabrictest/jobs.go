@@ -226,9 +226,6 @@ func (it Item) TryJobInstances() (JobInstances, error) {
 	}
 }
 
-// JobInstancesFunc returns TryJobInstances as a function for Eventually.
-func (it Item) JobInstancesFunc() func() (JobInstances, error) { return it.TryJobInstances }
-
 // RunJob starts a job of jobType on the item on demand (POST
 // …/items/{id}/jobs/{jobType}/instances, invokeType Manual) and returns the
 // instance as it is right after, usually NotStarted or InProgress; it fails

@@ -150,9 +150,6 @@ func (t Table) TrySnapshot() (*delta.Snapshot, error) {
 	return s, nil
 }
 
-// SnapshotFunc returns TrySnapshot as a function for gomega's Eventually.
-func (t Table) SnapshotFunc() func() (*delta.Snapshot, error) { return t.TrySnapshot }
-
 // Rows reads every row of the table, in the order they were appended, each
 // with every column (nil for null; values string, int64, float64, bool,
 // time.Time, map[string]any, []any), and fails the test if it cannot.
@@ -173,9 +170,6 @@ func (t Table) TryRows() (Rows, error) {
 	}
 	return Rows(s.Rows), nil
 }
-
-// RowsFunc returns TryRows as a function for gomega's Eventually.
-func (t Table) RowsFunc() func() (Rows, error) { return t.TryRows }
 
 // Schema reads the table's schema at its latest version and fails the test
 // if it cannot.
