@@ -114,12 +114,16 @@
 // # Layout (for contributors)
 //
 // options.go (Option and defaults), env.go (Start, New, Env), kafka.go (the
-// backends and SharedKafka), api.go (calls, Response, APIError),
-// workspace.go, eventstream.go, records.go, matchers.go. A destination
+// backends and SharedKafka), api.go (calls, Response, APIError), handle.go
+// (the handle every item embeds; As, WithT, WithContext), workspace.go,
+// eventstream.go, records.go, definition.go and operators.go. Items: items.go
+// (the generic Item), jobs.go (job instances and handlers), reflex.go (the
+// Reflex item and its binding), triggers.go (its rules). A destination
 // (Lakehouse/Delta, Eventhouse, Reflex) adds its helpers in a file of its own
 // (lakehouse.go: Workspace.Lakehouse, Eventstream.Bind…, table readers that
-// return typed values with a …Func form for Eventually) and its matchers in
-// matchers_<destination>.go, built on Env.do, the Try/Fatal pairing and
+// return typed values) and its matchers in matchers_<destination>.go;
+// matchers_rows.go matches rows and matchers_values.go compares their values
+// by meaning. All are built on Env.do, the Try/Fatal pairing and
 // newTemplate; Env.Server and WithDataDir give access to files the emulator
 // writes.
 package fabrictest
