@@ -12,10 +12,10 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 )
 
-// Definition builds an Eventstream item definition (the parts Fabric's
+// definition builds an Eventstream item definition (the parts Fabric's
 // getDefinition returns) around topology, the content of eventstream.json:
 // a map, a struct, or raw JSON bytes such as a file exported from Fabric.
-func Definition(topology any) (map[string]any, error) {
+func definition(topology any) (map[string]any, error) {
 	var raw []byte
 	switch v := topology.(type) {
 	case []byte:
@@ -50,7 +50,7 @@ func (w Workspace) DeployEventstream(name string, topology any) Eventstream {
 // TryDeployEventstream is DeployEventstream that returns the error (an
 // *APIError naming the refused node, for instance) instead of failing.
 func (w Workspace) TryDeployEventstream(name string, topology any) (Eventstream, error) {
-	def, err := Definition(topology)
+	def, err := definition(topology)
 	if err != nil {
 		return Eventstream{}, err
 	}

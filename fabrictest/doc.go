@@ -28,8 +28,8 @@
 //   - host:port[,host:port]: a cluster that is already running.
 //
 // In a ginkgo suite, pass GinkgoTB(): teardown then runs as DeferCleanup,
-// and bind each spec's context with Env.WithContext (or the handles'
-// WithContext) so a SpecTimeout interrupts calls in flight.
+// and bind each spec's context with Env.WithContext (or WithContext(h, ctx)
+// on a handle h) so a SpecTimeout interrupts calls in flight.
 //
 // Call SharedKafka from TestMain to start one container per test binary
 // instead of one per test: each environment keeps its own emulator, and each
@@ -57,6 +57,30 @@
 // both as Records with Kafka's columns. Env.As acts as another principal;
 // Workspace.Grant gives it a role.
 //
+// # Handles and names
+//
+// Workspace, Eventstream, Lakehouse, Table, Eventhouse, Reflex and Item are
+// handles: values holding the item's ids and the environment view their
+// calls go through (Env()). As(h, principal), WithT(h, t) and
+// WithContext(h, ctx) return the same handle acting as another principal,
+// reporting to another test or bounded by another context:
+//
+//	viewer := fabrictest.As(es, "viewer")
+//	es = fabrictest.WithContext(es, ctx) // a ginkgo SpecContext
+//
+// One rule names the ways to get a handle:
+//
+//   - X(name) creates the item (Env.Workspace, Workspace.Eventstream,
+//     Lakehouse, Eventhouse, Reflex, Item) and fails the test if it cannot;
+//     TryX(name) returns the error instead.
+//   - XByID(id) looks an existing item up through the API
+//     (Workspace.EventstreamByID) and fails the test if it cannot;
+//     TryXByID(id) returns the error instead.
+//   - XRef(id…) is a reference that calls no API and so cannot fail
+//     (Env.WorkspaceRef, Workspace.EventstreamRef, Workspace.ItemRef):
+//     nothing is checked until it is used. Lakehouse.Table(name) is one
+//     too: a Delta table is made by a destination, never by the harness.
+//
 // Every helper reports a failure to the test with the Fabric errorCode,
 // message and request id of the answer. Each has a Try… form that returns
 // the error instead (an *APIError for a non-2xx answer), for tests that
@@ -64,7 +88,7 @@
 // Eventually:
 //
 //	Eventually(es.TryRecords).WithTimeout(5 * time.Second).Should(fabrictest.HaveRecordCount(3))
-//	_, err := es.As("viewer").TryProduce("x")
+//	_, err := fabrictest.As(es, "viewer").TryProduce("x")
 //	Expect(err).To(fabrictest.HaveErrorCode("InsufficientPrivileges"))
 //
 // Env.Call and TryCall reach routes the helpers do not cover; Env.Client is
@@ -90,12 +114,16 @@
 // # Layout (for contributors)
 //
 // options.go (Option and defaults), env.go (Start, New, Env), kafka.go (the
-// backends and SharedKafka), api.go (calls, Response, APIError),
-// workspace.go, eventstream.go, records.go, matchers.go. A destination
+// backends and SharedKafka), api.go (calls, Response, APIError), handle.go
+// (the handle every item embeds; As, WithT, WithContext), workspace.go,
+// eventstream.go, records.go, definition.go and operators.go. Items: items.go
+// (the generic Item), jobs.go (job instances and handlers), reflex.go (the
+// Reflex item and its binding), triggers.go (its rules). A destination
 // (Lakehouse/Delta, Eventhouse, Reflex) adds its helpers in a file of its own
 // (lakehouse.go: Workspace.Lakehouse, Eventstream.Bind…, table readers that
-// return typed values with a …Func form for Eventually) and its matchers in
-// matchers_<destination>.go, built on Env.do, the Try/Fatal pairing and
+// return typed values) and its matchers in matchers_<destination>.go;
+// matchers_rows.go matches rows and matchers_values.go compares their values
+// by meaning. All are built on Env.do, the Try/Fatal pairing and
 // newTemplate; Env.Server and WithDataDir give access to files the emulator
 // writes.
 package fabrictest

@@ -242,7 +242,7 @@ func (c *core) close() error {
 // workspaces it has a role in; grant one with Workspace.Grant.
 //
 //	ws.Grant("bob", fabrictest.Viewer)
-//	_, err := es.As("bob").TryProduceJSON(1)   // 403 InsufficientPrivileges
+//	_, err := fabrictest.As(es, "bob").TryProduceJSON(1) // 403 InsufficientPrivileges
 func (e *Env) As(principal string) *Env {
 	v := *e
 	v.principal = PrincipalID(principal)

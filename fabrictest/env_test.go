@@ -137,9 +137,9 @@ func TestHelperFailureNamesErrorCode(t *testing.T) {
 	t.Parallel()
 	env := fabrictest.Start(t)
 	es := env.Workspace("ws").Eventstream("es")
-	bad := env.EventstreamRef(es.WorkspaceID, "00000000-0000-0000-0000-00000000dead", es.DatasourceID)
+	bad := env.WorkspaceRef(es.WorkspaceID).EventstreamRef("00000000-0000-0000-0000-00000000dead", es.DatasourceID)
 
-	msg := failureOf(func(tb testing.TB) { bad.WithT(tb).Consume() })
+	msg := failureOf(func(tb testing.TB) { fabrictest.WithT(bad, tb).Consume() })
 	t.Log(msg)
 	for _, want := range []string{"consume eventstream 00000000-0000-0000-0000-00000000dead", "404 ItemNotFound", "requestId"} {
 		if !strings.Contains(msg, want) {
@@ -147,7 +147,7 @@ func TestHelperFailureNamesErrorCode(t *testing.T) {
 		}
 	}
 
-	msg = failureOf(func(tb testing.TB) { env.WithT(tb).WorkspaceByID("nope").Eventstream("x") })
+	msg = failureOf(func(tb testing.TB) { env.WithT(tb).WorkspaceRef("nope").Eventstream("x") })
 	if !strings.Contains(msg, "WorkspaceNotFound") {
 		t.Errorf("failure message lacks WorkspaceNotFound:\n%s", msg)
 	}
@@ -160,7 +160,7 @@ func TestWrongIDs(t *testing.T) {
 	es := env.Workspace("ws").Eventstream("es")
 	const nope = "00000000-0000-0000-0000-00000000dead"
 
-	_, err := env.EventstreamRef(es.WorkspaceID, nope, es.DatasourceID).TryResolve()
+	_, err := env.WorkspaceRef(es.WorkspaceID).EventstreamRef(nope, es.DatasourceID).TryResolve()
 	g.Expect(err).To(fabrictest.HaveErrorCode("ItemNotFound"))
 	g.Expect(fabrictest.ErrorCode(err)).To(Equal("ItemNotFound"))
 	var ae *fabrictest.APIError
@@ -170,12 +170,39 @@ func TestWrongIDs(t *testing.T) {
 	g.Expect(ae.RelatedResource).NotTo(BeNil())
 	g.Expect(ae.RelatedResource.ResourceID).To(Equal(nope))
 
-	_, err = env.EventstreamRef(es.WorkspaceID, nope, es.DatasourceID).TryConsume()
+	_, err = env.WorkspaceRef(es.WorkspaceID).EventstreamRef(nope, es.DatasourceID).TryConsume()
 	g.Expect(err).To(fabrictest.HaveErrorCode("ItemNotFound"))
-	_, err = env.EventstreamRef(es.WorkspaceID, es.ID, nope).TryRecords()
+	_, err = env.WorkspaceRef(es.WorkspaceID).EventstreamRef(es.ID, nope).TryRecords()
 	g.Expect(err).To(fabrictest.HaveErrorCode("DatasourceNotFound"))
-	_, err = env.EventstreamRef(es.WorkspaceID, nope, es.DatasourceID).TryProduce("x")
+	_, err = env.WorkspaceRef(es.WorkspaceID).EventstreamRef(nope, es.DatasourceID).TryProduce("x")
 	g.Expect(err).To(fabrictest.HaveErrorCode("ItemNotFound"))
+}
+
+// TestRefsAndLookups holds the naming rule: a …Ref calls no API and so
+// cannot fail, a …ByID looks the item up and its Try form returns the error.
+func TestRefsAndLookups(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	env := fabrictest.Start(t)
+	ws := env.Workspace("ws")
+	es := ws.Eventstream("es")
+	const nope = "00000000-0000-0000-0000-00000000dead"
+
+	ref := env.WorkspaceRef(ws.ID)
+	g.Expect(ref.ID).To(Equal(ws.ID))
+	byRef := ref.EventstreamRef(es.ID, es.DatasourceID)
+	g.Expect([]string{byRef.WorkspaceID, byRef.ID, byRef.Topic}).To(Equal([]string{es.WorkspaceID, es.ID, es.Topic}))
+	g.Expect(byRef.Records()).To(BeEmpty())
+
+	got := ref.EventstreamByID(es.ID)
+	g.Expect(got.Name).To(Equal("es"))
+	g.Expect(got.Topic).To(Equal(es.Topic))
+	g.Expect(got.DatasourceID).To(Equal(es.DatasourceID))
+
+	_, err := ref.TryEventstreamByID(nope)
+	g.Expect(err).To(fabrictest.HaveErrorCode("ItemNotFound"))
+	msg := failureOf(func(tb testing.TB) { fabrictest.WithT(ref, tb).EventstreamByID(nope) })
+	g.Expect(msg).To(ContainSubstring("ItemNotFound"))
 }
 
 func TestRoles(t *testing.T) {
@@ -186,21 +213,21 @@ func TestRoles(t *testing.T) {
 	es := ws.Eventstream("es")
 
 	// A stranger sees nothing.
-	_, err := es.As("stranger").TryConsume()
+	_, err := fabrictest.As(es, "stranger").TryConsume()
 	g.Expect(err).To(fabrictest.HaveErrorCode("InsufficientPrivileges"))
 
 	ws.Grant("viewer", fabrictest.Viewer)
-	_, err = es.As("viewer").TryProduce(map[string]any{"n": 1})
+	_, err = fabrictest.As(es, "viewer").TryProduce(map[string]any{"n": 1})
 	g.Expect(err).To(fabrictest.HaveErrorCode("InsufficientPrivileges"))
 	g.Expect(err.(*fabrictest.APIError).Status).To(Equal(403))
-	g.Expect(es.As("viewer").Consume()).To(BeEmpty()) // Viewers read
+	g.Expect(fabrictest.As(es, "viewer").Consume()).To(BeEmpty()) // Viewers read
 
 	ws.Grant("contributor", fabrictest.Contributor)
-	es.As("contributor").Produce(map[string]any{"n": 1})
-	g.Expect(es.As("viewer").Consume()).To(fabrictest.HaveRecordCount(1))
+	fabrictest.As(es, "contributor").Produce(map[string]any{"n": 1})
+	g.Expect(fabrictest.As(es, "viewer").Consume()).To(fabrictest.HaveRecordCount(1))
 
 	// A Viewer cannot grant; the error names the code.
-	g.Expect(ws.As("viewer").TryGrant("eve", fabrictest.Viewer)).To(fabrictest.HaveErrorCode("InsufficientPrivileges"))
+	g.Expect(fabrictest.As(ws, "viewer").TryGrant("eve", fabrictest.Viewer)).To(fabrictest.HaveErrorCode("InsufficientPrivileges"))
 
 	// WithPrincipal and As agree on names.
 	g.Expect(fabrictest.PrincipalID("viewer")).To(Equal(env.As("viewer").Principal()))
@@ -233,7 +260,7 @@ func TestSubtestsShareEnv(t *testing.T) {
 	for i := range 3 {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			t.Parallel()
-			es := ws.WithT(t).Eventstream(fmt.Sprint("es-", i))
+			es := fabrictest.WithT(ws, t).Eventstream(fmt.Sprint("es-", i))
 			es.ProduceJSON(i)
 			NewWithT(t).Expect(es.Consume()).To(fabrictest.HaveRecordsWithValues(json.RawMessage(fmt.Sprint(i))))
 		})

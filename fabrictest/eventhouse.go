@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"testing"
 
 	"github.com/fabrictest/fabrictest/emulator"
 	"github.com/fabrictest/fabrictest/emulator/eventhouse"
@@ -34,7 +33,7 @@ type Eventhouse struct {
 	// the environment has none).
 	QueryURI string
 
-	env *Env
+	handle
 }
 
 // KQLDatabase is a KQL database item of an Eventhouse.
@@ -82,7 +81,7 @@ func (w Workspace) TryEventhouse(name string) (Eventhouse, error) {
 		return Eventhouse{}, err
 	}
 	eh := Eventhouse{ID: out.ID, WorkspaceID: out.WorkspaceID, Name: out.DisplayName, Database: out.DisplayName,
-		QueryURI: out.Properties.QueryServiceURI, env: w.env}
+		QueryURI: out.Properties.QueryServiceURI, handle: handle{w.env}}
 	if len(out.Properties.DatabasesItemIDs) == 0 {
 		return eh, fmt.Errorf("eventhouse %s was created without a default database (properties.databasesItemIds is empty)", eh.ID)
 	}
@@ -90,24 +89,9 @@ func (w Workspace) TryEventhouse(name string) (Eventhouse, error) {
 	return eh, nil
 }
 
-// Env returns the environment view the Eventhouse's helpers use.
-func (eh Eventhouse) Env() *Env { return eh.env }
-
-// As returns the handle acting as principal (see Env.As).
-func (eh Eventhouse) As(principal string) Eventhouse { eh.env = eh.env.As(principal); return eh }
-
-// WithT returns the handle reporting failures to t (see Env.WithT).
-func (eh Eventhouse) WithT(t testing.TB) Eventhouse { eh.env = eh.env.WithT(t); return eh }
-
-// WithContext returns the handle bounded by ctx (see Env.WithContext).
-func (eh Eventhouse) WithContext(ctx context.Context) Eventhouse {
-	eh.env = eh.env.WithContext(ctx)
-	return eh
-}
-
 // Item returns the Eventhouse as a generic item.
 func (eh Eventhouse) Item() Item {
-	return Item{ID: eh.ID, WorkspaceID: eh.WorkspaceID, Type: "Eventhouse", Name: eh.Name, env: eh.env}
+	return Item{ID: eh.ID, WorkspaceID: eh.WorkspaceID, Type: "Eventhouse", Name: eh.Name, handle: handle{eh.env}}
 }
 
 // AddDatabase creates another KQL database named name in the Eventhouse

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
 	"unicode/utf8"
 
@@ -32,32 +31,7 @@ type Eventstream struct {
 	// Topic is the Kafka topic, {ID}.{DatasourceID}.
 	Topic string
 
-	env *Env
-}
-
-// EventstreamRef returns a handle on the Eventstream with these ids without
-// checking that it exists: for Eventstreams created elsewhere, and for tests
-// of what a wrong id answers.
-//
-//	bad := env.EventstreamRef(es.WorkspaceID, "00000000-0000-0000-0000-00000000dead", es.DatasourceID)
-//	_, err := bad.TryResolve() // 404 ItemNotFound
-func (e *Env) EventstreamRef(workspaceID, itemID, datasourceID string) Eventstream {
-	return Eventstream{ID: itemID, WorkspaceID: workspaceID, DatasourceID: datasourceID, Topic: itemID + "." + datasourceID, env: e}
-}
-
-// Env returns the environment view the Eventstream's helpers use.
-func (es Eventstream) Env() *Env { return es.env }
-
-// As returns the handle acting as principal (see Env.As).
-func (es Eventstream) As(principal string) Eventstream { es.env = es.env.As(principal); return es }
-
-// WithT returns the handle reporting failures to t (see Env.WithT).
-func (es Eventstream) WithT(t testing.TB) Eventstream { es.env = es.env.WithT(t); return es }
-
-// WithContext returns the handle bounded by ctx (see Env.WithContext).
-func (es Eventstream) WithContext(ctx context.Context) Eventstream {
-	es.env = es.env.WithContext(ctx)
-	return es
+	handle
 }
 
 func (es Eventstream) itemPath() string {

@@ -83,7 +83,7 @@ func TestProduceRejectsBinaryBeforeSending(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not valid UTF-8") {
 		t.Fatalf("binary value: %v", err)
 	}
-	msg := failureOf(func(tb testing.TB) { es.WithT(tb).ProduceRaw(nil, []byte{0xc3}) })
+	msg := failureOf(func(tb testing.TB) { fabrictest.WithT(es, tb).ProduceRaw(nil, []byte{0xc3}) })
 	if !strings.Contains(msg, "not valid UTF-8") {
 		t.Fatalf("ProduceRaw of binary: %q", msg)
 	}

@@ -77,10 +77,10 @@ func ExampleEventstream_TryProduce() {
 	es := ws.Eventstream("orders")
 	ws.Grant("viewer", fabrictest.Viewer)
 
-	_, err = es.As("viewer").TryProduce(map[string]any{"amount": 1})
+	_, err = fabrictest.As(es, "viewer").TryProduce(map[string]any{"amount": 1})
 	fmt.Println(fabrictest.ErrorCode(err), err.(*fabrictest.APIError).Status)
 
-	bad := env.EventstreamRef(es.WorkspaceID, "00000000-0000-0000-0000-00000000dead", es.DatasourceID)
+	bad := env.WorkspaceRef(es.WorkspaceID).EventstreamRef("00000000-0000-0000-0000-00000000dead", es.DatasourceID)
 	_, err = bad.TryResolve()
 	fmt.Println(fabrictest.ErrorCode(err))
 	// Output:

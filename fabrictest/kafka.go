@@ -213,7 +213,7 @@ func (s *sharedKafka) brokers(img, source string) (brokers []string, ok bool, er
 		return s.list, true, s.err
 	}
 	s.started, s.image = true, img
-	ctx, cancel := context.WithTimeout(context.Background(), DefaultStartupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), defaultStartupTimeout)
 	defer cancel()
 	s.list, s.stop, s.err = runKafka(ctx, img, source)
 	if s.err != nil {

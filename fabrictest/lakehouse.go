@@ -1,7 +1,6 @@
 package fabrictest
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"testing"
 
 	"github.com/fabrictest/fabrictest/emulator/delta"
 )
@@ -32,7 +30,7 @@ type Lakehouse struct {
 	// parked under Files/_rejected).
 	FilesPath string
 
-	env *Env
+	handle
 }
 
 // Lakehouse creates a Lakehouse named name in the workspace (letters, digits
@@ -66,34 +64,19 @@ func (w Workspace) TryLakehouse(name string) (Lakehouse, error) {
 		return Lakehouse{}, err
 	}
 	return Lakehouse{ID: out.ID, WorkspaceID: out.WorkspaceID, Name: out.DisplayName,
-		TablesPath: out.Properties.TablesPath, FilesPath: out.Properties.FilesPath, env: w.env}, nil
-}
-
-// Env returns the environment view the Lakehouse's helpers use.
-func (lh Lakehouse) Env() *Env { return lh.env }
-
-// As returns the handle acting as principal (see Env.As).
-func (lh Lakehouse) As(principal string) Lakehouse { lh.env = lh.env.As(principal); return lh }
-
-// WithT returns the handle reporting failures to t (see Env.WithT).
-func (lh Lakehouse) WithT(t testing.TB) Lakehouse { lh.env = lh.env.WithT(t); return lh }
-
-// WithContext returns the handle bounded by ctx (see Env.WithContext).
-func (lh Lakehouse) WithContext(ctx context.Context) Lakehouse {
-	lh.env = lh.env.WithContext(ctx)
-	return lh
+		TablesPath: out.Properties.TablesPath, FilesPath: out.Properties.FilesPath, handle: handle{w.env}}, nil
 }
 
 // Item returns the Lakehouse as a generic item (for its job instances).
 func (lh Lakehouse) Item() Item {
-	return Item{ID: lh.ID, WorkspaceID: lh.WorkspaceID, Type: "Lakehouse", Name: lh.Name, env: lh.env}
+	return Item{ID: lh.ID, WorkspaceID: lh.WorkspaceID, Type: "Lakehouse", Name: lh.Name, handle: handle{lh.env}}
 }
 
 // Table returns a handle on the Delta table name of the Lakehouse. Nothing
 // is read until it is used; the table exists once a destination has
 // delivered its first batch.
 func (lh Lakehouse) Table(name string) Table {
-	return Table{Name: name, Dir: filepath.Join(lh.TablesPath, name), LakehouseID: lh.ID, env: lh.env}
+	return Table{Name: name, Dir: filepath.Join(lh.TablesPath, name), LakehouseID: lh.ID, handle: handle{lh.env}}
 }
 
 // Tables lists the names of the Lakehouse's Delta tables through the
@@ -140,7 +123,7 @@ type Table struct {
 	// LakehouseID is the Lakehouse the table belongs to.
 	LakehouseID string
 
-	env *Env
+	handle
 }
 
 // Snapshot reads the table at its latest version (version, schema, every
@@ -167,9 +150,6 @@ func (t Table) TrySnapshot() (*delta.Snapshot, error) {
 	return s, nil
 }
 
-// SnapshotFunc returns TrySnapshot as a function for gomega's Eventually.
-func (t Table) SnapshotFunc() func() (*delta.Snapshot, error) { return t.TrySnapshot }
-
 // Rows reads every row of the table, in the order they were appended, each
 // with every column (nil for null; values string, int64, float64, bool,
 // time.Time, map[string]any, []any), and fails the test if it cannot.
@@ -190,9 +170,6 @@ func (t Table) TryRows() (Rows, error) {
 	}
 	return Rows(s.Rows), nil
 }
-
-// RowsFunc returns TryRows as a function for gomega's Eventually.
-func (t Table) RowsFunc() func() (Rows, error) { return t.TryRows }
 
 // Schema reads the table's schema at its latest version and fails the test
 // if it cannot.

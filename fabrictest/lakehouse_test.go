@@ -90,7 +90,7 @@ func TestLakehouseTryForms(t *testing.T) {
 	g.Expect(err).To(MatchError(ContainSubstring(`table "never" of lakehouse ` + lh.ID)))
 	_, err = fabrictest.HaveDeltaRows(0).Match(table)
 	g.Expect(err).To(HaveOccurred())
-	msg := failureOf(func(tb testing.TB) { lh.WithT(tb).Table("never").Rows() })
+	msg := failureOf(func(tb testing.TB) { fabrictest.WithT(lh, tb).Table("never").Rows() })
 	g.Expect(msg).To(HavePrefix(`fabrictest: table "never" of lakehouse`))
 
 	// Eventually with the Try form, and what it says when it gives up.
@@ -99,7 +99,7 @@ func TestLakehouseTryForms(t *testing.T) {
 	g.Eventually(lh.Table("events").TrySnapshot).WithTimeout(5 * time.Second).Should(fabrictest.HaveDeltaRows(1))
 	var failed string
 	gf := NewGomega(func(message string, _ ...int) { failed = message })
-	gf.Eventually(lh.Table("events").SnapshotFunc()).WithTimeout(200 * time.Millisecond).WithPolling(50 * time.Millisecond).
+	gf.Eventually(lh.Table("events").TrySnapshot).WithTimeout(200 * time.Millisecond).WithPolling(50 * time.Millisecond).
 		Should(fabrictest.HaveDeltaRows(2))
 	t.Logf("Eventually failure message:\n%s", failed)
 	g.Expect(failed).To(ContainSubstring("Timed out after"))

@@ -39,12 +39,12 @@ const (
 
 // Defaults of the options below.
 const (
-	// DefaultStartupTimeout bounds starting the Kafka container and the
+	// defaultStartupTimeout bounds starting the Kafka container and the
 	// emulator.
-	DefaultStartupTimeout = 2 * time.Minute
-	// DefaultCallTimeout bounds one HTTP call of a helper (a consume adds the
+	defaultStartupTimeout = 2 * time.Minute
+	// defaultCallTimeout bounds one HTTP call of a helper (a consume adds the
 	// time it was asked to wait for records).
-	DefaultCallTimeout = time.Minute
+	defaultCallTimeout = time.Minute
 )
 
 // config is what the options set. The zero value is not used: see defaults.
@@ -67,8 +67,8 @@ func defaults() config {
 	return config{
 		principal:      DefaultPrincipal,
 		partitions:     4,
-		startupTimeout: DefaultStartupTimeout,
-		callTimeout:    DefaultCallTimeout,
+		startupTimeout: defaultStartupTimeout,
+		callTimeout:    defaultCallTimeout,
 	}
 }
 
@@ -159,7 +159,7 @@ func WithDataDir(dir string) Option {
 }
 
 // WithStartupTimeout bounds starting Kafka (container) and the emulator,
-// overriding DefaultStartupTimeout.
+// overriding the default of two minutes.
 func WithStartupTimeout(d time.Duration) Option {
 	return func(c *config) error {
 		if d <= 0 {
@@ -171,7 +171,8 @@ func WithStartupTimeout(d time.Duration) Option {
 }
 
 // WithCallTimeout bounds each HTTP call a helper makes, overriding
-// DefaultCallTimeout. Env.WithContext bounds calls by a context instead.
+// the default of one minute. Env.WithContext bounds calls by a context
+// instead.
 func WithCallTimeout(d time.Duration) Option {
 	return func(c *config) error {
 		if d <= 0 {

@@ -33,7 +33,7 @@ func TestParallelEnvironments(t *testing.T) {
 			g.Expect(es.Consume()).To(fabrictest.HaveRecordCount(5))
 
 			ws.Grant("reader", fabrictest.Viewer)
-			_, err := es.As("reader").TryProduce("nope")
+			_, err := fabrictest.As(es, "reader").TryProduce("nope")
 			g.Expect(err).To(fabrictest.HaveErrorCode("InsufficientPrivileges"))
 		})
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"testing"
 )
 
 // Role is a workspace role.
@@ -29,7 +28,7 @@ type Workspace struct {
 	// Name is the display name.
 	Name string
 
-	env *Env
+	handle
 }
 
 // Workspace creates a workspace named name, with the environment's
@@ -53,27 +52,13 @@ func (e *Env) TryWorkspace(name string) (Workspace, error) {
 	if _, err := e.do(http.MethodPost, "/v1/workspaces", nil, map[string]any{"displayName": name}, 0, &out); err != nil {
 		return Workspace{}, err
 	}
-	return Workspace{ID: out.ID, Name: out.DisplayName, env: e}, nil
+	return Workspace{ID: out.ID, Name: out.DisplayName, handle: handle{e}}, nil
 }
 
-// WorkspaceByID returns a handle on an existing workspace, such as one the
-// code under test created; nothing is checked until it is used.
-func (e *Env) WorkspaceByID(id string) Workspace { return Workspace{ID: id, env: e} }
-
-// Env returns the environment view the workspace's helpers use.
-func (w Workspace) Env() *Env { return w.env }
-
-// As returns the workspace handle acting as principal (see Env.As).
-func (w Workspace) As(principal string) Workspace { w.env = w.env.As(principal); return w }
-
-// WithT returns the workspace handle reporting failures to t (see Env.WithT).
-func (w Workspace) WithT(t testing.TB) Workspace { w.env = w.env.WithT(t); return w }
-
-// WithContext returns the workspace handle bounded by ctx (see Env.WithContext).
-func (w Workspace) WithContext(ctx context.Context) Workspace {
-	w.env = w.env.WithContext(ctx)
-	return w
-}
+// WorkspaceRef returns a reference to the workspace id, such as one the
+// code under test created, without calling the API: nothing is checked
+// until it is used.
+func (e *Env) WorkspaceRef(id string) Workspace { return Workspace{ID: id, handle: handle{e}} }
 
 // path is the workspace's REST path.
 func (w Workspace) path() string { return "/v1/workspaces/" + url.PathEscape(w.ID) }
@@ -149,21 +134,39 @@ func (j eventstreamJSON) handle(e *Env) (Eventstream, error) {
 		return Eventstream{}, fmt.Errorf("eventstream %s has no streams in its properties", j.ID)
 	}
 	s := j.Properties.Streams[0]
-	return Eventstream{ID: j.ID, WorkspaceID: j.WorkspaceID, Name: j.DisplayName, DatasourceID: s.ID, Topic: s.Topic, env: e}, nil
+	return Eventstream{ID: j.ID, WorkspaceID: j.WorkspaceID, Name: j.DisplayName, DatasourceID: s.ID, Topic: s.Topic, handle: handle{e}}, nil
 }
 
-// EventstreamByID returns a handle on an existing Eventstream of the workspace,
-// such as one the code under test created, reading its datasource id and
-// topic from the API; it fails the test if it cannot.
+// EventstreamByID looks up the Eventstream id of the workspace, such as one
+// the code under test created, reading its datasource id and topic from the
+// API, and fails the test if it cannot.
 func (w Workspace) EventstreamByID(id string) Eventstream {
 	w.env.t.Helper()
-	var out eventstreamJSON
-	if _, err := w.env.do(http.MethodGet, w.path()+"/eventstreams/"+url.PathEscape(id), nil, nil, 0, &out); err != nil {
+	es, err := w.TryEventstreamByID(id)
+	if err != nil {
 		w.env.t.Fatalf("fabrictest: get eventstream %s in workspace %s: %v", id, w.ID, err)
 	}
-	es, err := out.handle(w.env)
-	if err != nil {
-		w.env.t.Fatalf("fabrictest: %v", err)
-	}
 	return es
+}
+
+// TryEventstreamByID is EventstreamByID that returns the error (404
+// ItemNotFound for an unknown id) instead of failing the test.
+func (w Workspace) TryEventstreamByID(id string) (Eventstream, error) {
+	var out eventstreamJSON
+	if _, err := w.env.do(http.MethodGet, w.path()+"/eventstreams/"+url.PathEscape(id), nil, nil, 0, &out); err != nil {
+		return Eventstream{}, err
+	}
+	return out.handle(w.env)
+}
+
+// EventstreamRef returns a reference to the Eventstream itemID of the
+// workspace, whose DefaultStream is datasourceID, without calling the API:
+// for Eventstreams created elsewhere, and for tests of what a wrong id
+// answers.
+//
+//	bad := ws.EventstreamRef("00000000-0000-0000-0000-00000000dead", es.DatasourceID)
+//	_, err := bad.TryResolve() // 404 ItemNotFound
+func (w Workspace) EventstreamRef(itemID, datasourceID string) Eventstream {
+	return Eventstream{ID: itemID, WorkspaceID: w.ID, DatasourceID: datasourceID,
+		Topic: itemID + "." + datasourceID, handle: w.handle}
 }

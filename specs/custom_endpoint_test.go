@@ -41,7 +41,7 @@ func templateNodes() map[string]map[string]any {
 var _ = Describe("Custom endpoint over the Kafka protocol on Apache Kafka", Label("kafka", "container"), func() {
 	It("deploys Microsoft's template, takes events from a Kafka client holding the connection string, and lands them in a Lakehouse read by delta-rs", func(ctx SpecContext) {
 		env := fabrictest.Start(GinkgoTB())
-		ws := env.Workspace("custom-endpoint").WithContext(ctx)
+		ws := env.WithContext(ctx).Workspace("custom-endpoint")
 		lh := ws.Lakehouse("bikes_lh")
 
 		By("assembling the definition from the template: CustomEndpoint source → Filter → Lakehouse, plus a CustomEndpoint destination")
@@ -56,7 +56,7 @@ var _ = Describe("Custom endpoint over the Kafka protocol on Apache Kafka", Labe
 		es := ws.DeployEventstream("myEventstream", map[string]any{
 			"sources": []any{src}, "streams": []any{stream}, "operators": []any{filter},
 			"destinations": []any{lake, out}, "compatibilityLevel": "1.0",
-		}).WithContext(ctx)
+		})
 		topo := es.Topology()
 		source := topo.Source("CustomEndpointSource")
 		Expect(source.Status).To(Equal("Running"))

@@ -37,7 +37,7 @@ var _ = Describe("Eventstream on Apache Kafka", Label("kafka", "container"), fun
 	})
 
 	It("carries JSON from the Custom HTTP source to a Kafka consumer, with Kafka's schema, and to a Lakehouse as Delta", func(ctx SpecContext) {
-		es := es.WithContext(ctx)
+		es := fabrictest.WithContext(es, ctx)
 
 		By("resolving the notebook's eventstream.itemid / eventstream.datasourceid to Apache Kafka")
 		src := es.Resolve()
@@ -57,7 +57,7 @@ var _ = Describe("Eventstream on Apache Kafka", Label("kafka", "container"), fun
 		Expect(meta.Topics[src.Topic].Partitions).To(HaveLen(4), "an Eventstream topic has 4 partitions")
 
 		By("binding a Lakehouse table to the Eventstream (before producing: a binding starts at the end of the topic)")
-		lh := ws.WithContext(ctx).Lakehouse("witness_lh")
+		lh := fabrictest.WithContext(ws, ctx).Lakehouse("witness_lh")
 		dest := es.BindLakehouse(lh, "orders")
 		Expect(dest.Type).To(Equal("Lakehouse"))
 		Expect(dest.Table).To(Equal("orders"))
@@ -169,7 +169,7 @@ var _ = Describe("Eventstream on Apache Kafka", Label("kafka", "container"), fun
 	}, SpecTimeout(time.Minute))
 
 	It("answers 404 ItemNotFound for a wrong item id, at resolve and at consume", func(ctx SpecContext) {
-		bad := env.WithContext(ctx).EventstreamRef(es.WorkspaceID, wrongID, es.DatasourceID)
+		bad := env.WithContext(ctx).WorkspaceRef(es.WorkspaceID).EventstreamRef(wrongID, es.DatasourceID)
 
 		_, err := bad.TryResolve()
 		Expect(err).To(fabrictest.HaveErrorCode("ItemNotFound"))
@@ -184,12 +184,12 @@ var _ = Describe("Eventstream on Apache Kafka", Label("kafka", "container"), fun
 		Expect(err).To(fabrictest.HaveErrorCode("ItemNotFound"), "the Kafka reader resolves first and never sees an empty stream")
 
 		By("and the right ids still resolve")
-		Expect(es.WithContext(ctx).Resolve().Topic).To(Equal(es.Topic))
+		Expect(fabrictest.WithContext(es, ctx).Resolve().Topic).To(Equal(es.Topic))
 	}, SpecTimeout(30*time.Second))
 
 	It("refuses a produce from a Viewer with 403 and writes nothing", func(ctx SpecContext) {
-		ws.WithContext(ctx).Grant("viewer", fabrictest.Viewer)
-		viewer := es.WithContext(ctx).As("viewer")
+		fabrictest.WithContext(ws, ctx).Grant("viewer", fabrictest.Viewer)
+		viewer := fabrictest.As(fabrictest.WithContext(es, ctx), "viewer")
 
 		_, err := viewer.TryProduce(map[string]any{"order": 1})
 		Expect(err).To(fabrictest.HaveErrorCode("InsufficientPrivileges"))
@@ -197,7 +197,7 @@ var _ = Describe("Eventstream on Apache Kafka", Label("kafka", "container"), fun
 
 		By("a Viewer still reads, and finds nothing was written")
 		Expect(viewer.Consume()).To(fabrictest.HaveRecordCount(0))
-		Expect(es.WithContext(ctx).Records()).To(fabrictest.HaveRecordCount(0))
+		Expect(fabrictest.WithContext(es, ctx).Records()).To(fabrictest.HaveRecordCount(0))
 	}, SpecTimeout(30*time.Second))
 
 })
