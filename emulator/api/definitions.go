@@ -106,6 +106,7 @@ func decodeDefinition(raw json.RawMessage) (storedDefinition, error) {
 	}
 	return out, nil
 }
+
 // ---- applying a plan ----
 
 // applyDefinition stores the plan on es (already stored, with its stream)
