@@ -118,50 +118,8 @@ func (a *API) applyDefinition(ctx context.Context, es *store.Item, p *definition
 		return err
 	}
 	endpointsBefore := endpointIDs(*es)
-	keep := map[string]bool{}
-	dests := make([]store.Destination, len(p.Destinations))
-	for i, pd := range p.Destinations {
-		d := destinationOf(es.ID, p, pd)
-		d.ID = uuid.NewString()
-		for _, o := range existing {
-			if o.Type == d.Type && o.ItemID == d.ItemID && o.Target == d.Target {
-				d.ID = o.ID
-			}
-		}
-		keep[d.ID] = true
-		pd.Node.Raw["id"] = d.ID
-		dests[i] = d
-	}
-	props := streamsOf(*es)
-	def := p.Parts
-	def.Topology = p.Topology.Marshal()
-	props.Definition = &def
-	props.Operators = p.Operators
-	props.Streams[0].Name = p.StreamName
-	oldStreams := props.Streams
-	props.Streams = props.Streams[:1:1]
-	live := append(slices.Clone(p.NodeIDs), props.Streams[0].ID)
-	for id := range keep {
-		live = append(live, id)
-	}
-	// A paused Eventstream keeps its new DerivedStreams paused too.
-	esPaused := slices.Contains(props.Paused, strings.ToLower(props.Streams[0].ID))
-	for _, ps := range p.Derived {
-		id := ps.Node.ID()
-		props.Streams = append(props.Streams, stream{ID: id, Name: ps.Node.Name, Type: derivedStreamType, Topic: derivedTopic(es.ID, id)})
-		live = append(live, strings.ToLower(id))
-		if esPaused && !slices.ContainsFunc(oldStreams, func(s stream) bool { return strings.EqualFold(s.ID, id) }) {
-			props.Paused = append(props.Paused, strings.ToLower(id))
-		}
-	}
-	props.Paused = slices.DeleteFunc(props.Paused, func(id string) bool { return !slices.Contains(live, id) })
-	es.Properties, _ = json.Marshal(props)
-	if p.DisplayName != nil {
-		es.DisplayName = *p.DisplayName
-	}
-	if p.Description != nil {
-		es.Description = *p.Description
-	}
+	dests, keep := plannedDestinations(es.ID, p, existing)
+	oldStreams := setPlan(es, p, keep)
 	if err := a.cfg.Store.UpdateItem(ctx, *es); errors.Is(err, store.ErrConflict) {
 		return nameInUse(es.Type, es.DisplayName)
 	} else if err != nil {
@@ -195,6 +153,64 @@ func (a *API) applyDefinition(ctx context.Context, es *store.Item, p *definition
 	a.syncSources(es.ID) // SampleData and Kafka sources start, restart or stop
 	gone := slices.DeleteFunc(endpointsBefore, func(id string) bool { return slices.Contains(endpointIDs(*es), id) })
 	return a.closeEndpoints(ctx, gone...)
+}
+
+// plannedDestinations returns the destinations of p on Eventstream esID,
+// each with the id of the existing destination of the same type, item and
+// table or a new one (set in its node too), and the set of those ids.
+func plannedDestinations(esID string, p *definition.Plan, existing []store.Destination) ([]store.Destination, map[string]bool) {
+	keep := map[string]bool{}
+	dests := make([]store.Destination, len(p.Destinations))
+	for i, pd := range p.Destinations {
+		d := destinationOf(esID, p, pd)
+		d.ID = uuid.NewString()
+		for _, o := range existing {
+			if o.Type == d.Type && o.ItemID == d.ItemID && o.Target == d.Target {
+				d.ID = o.ID
+			}
+		}
+		keep[d.ID] = true
+		pd.Node.Raw["id"] = d.ID
+		dests[i] = d
+	}
+	return dests, keep
+}
+
+// setPlan sets p on es (not stored): its definition, operators, streams,
+// paused nodes (keep are its destinations' ids) and metadata. It returns
+// the streams es had.
+func setPlan(es *store.Item, p *definition.Plan, keep map[string]bool) []stream {
+	props := streamsOf(*es)
+	def := p.Parts
+	def.Topology = p.Topology.Marshal()
+	props.Definition = &def
+	props.Operators = p.Operators
+	props.Streams[0].Name = p.StreamName
+	oldStreams := props.Streams
+	props.Streams = props.Streams[:1:1]
+	live := append(slices.Clone(p.NodeIDs), props.Streams[0].ID)
+	for id := range keep {
+		live = append(live, id)
+	}
+	// A paused Eventstream keeps its new DerivedStreams paused too.
+	esPaused := slices.Contains(props.Paused, strings.ToLower(props.Streams[0].ID))
+	for _, ps := range p.Derived {
+		id := ps.Node.ID()
+		props.Streams = append(props.Streams, stream{ID: id, Name: ps.Node.Name, Type: derivedStreamType, Topic: derivedTopic(es.ID, id)})
+		live = append(live, strings.ToLower(id))
+		if esPaused && !slices.ContainsFunc(oldStreams, func(s stream) bool { return strings.EqualFold(s.ID, id) }) {
+			props.Paused = append(props.Paused, strings.ToLower(id))
+		}
+	}
+	props.Paused = slices.DeleteFunc(props.Paused, func(id string) bool { return !slices.Contains(live, id) })
+	es.Properties, _ = json.Marshal(props)
+	if p.DisplayName != nil {
+		es.DisplayName = *p.DisplayName
+	}
+	if p.Description != nil {
+		es.Description = *p.Description
+	}
+	return oldStreams
 }
 
 // ---- routes ----
