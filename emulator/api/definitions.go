@@ -19,13 +19,13 @@ import (
 
 // Eventstream definitions: the eventstream.json topology (with
 // eventstreamProperties.json and .platform), as Fabric's create,
-// getDefinition and updateDefinition carry it. A definition is turned into
-// the emulator's own model: its CustomEndpoint sources feed the DefaultStream
-// (the emulator's stream, whose id is the datasource id), its operators
-// become pipeline operators and its Lakehouse, Eventhouse and Activator
-// destinations become bindings, exactly as the native routes make them,
-// and each DerivedStream gets its own topic (derived_streams.go).
-// Everything is checked before anything changes.
+// getDefinition and updateDefinition carry it. This file decodes the parts,
+// has internal/definition compile the topology into a plan (items and
+// authorisation through definitions_compile.go's resolver), then stores the
+// plan: its Lakehouse, Eventhouse and Activator destinations become
+// bindings, exactly as the native routes make them, and each DerivedStream
+// gets its own topic (derived_streams.go). Everything is checked before
+// anything changes.
 
 // EventstreamNodeNotSupported answers a definition node the emulator cannot run.
 const EventstreamNodeNotSupported = "EventstreamNodeNotSupported"
