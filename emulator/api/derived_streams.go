@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/definition"
 	"github.com/fabrictest/fabrictest/emulator/store"
 )
 
@@ -63,13 +64,6 @@ func (a *API) userDestinations(ctx context.Context, esID string) ([]store.Destin
 // derivedTopic is the topic of DerivedStream id of Eventstream esID.
 func derivedTopic(esID, id string) string { return esID + "." + id }
 
-// plannedStream is a DerivedStream of a plan and the operator chain from
-// the DefaultStream to it (formatted; empty without operators).
-type plannedStream struct {
-	n     *node
-	chain json.RawMessage
-}
-
 // readOnlyError answers a produce into DerivedStream s.
 func readOnlyError(s stream) error {
 	return fabricerr.New(http.StatusBadRequest, DerivedStreamIsReadOnly,
@@ -81,10 +75,10 @@ func readOnlyError(s stream) error {
 // stored with the new streams; old were its streams before): the topics and
 // internal bindings of streams that are gone are deleted, the others are
 // created or re-pointed at their operator chain.
-func (a *API) applyDerivedStreams(ctx context.Context, es store.Item, p *definitionPlan, old []stream) error {
+func (a *API) applyDerivedStreams(ctx context.Context, es store.Item, p *definition.Plan, old []stream) error {
 	want := map[string]bool{}
-	for _, ps := range p.derived {
-		want[strings.ToLower(ps.n.id())] = true
+	for _, ps := range p.Derived {
+		want[strings.ToLower(ps.Node.ID())] = true
 	}
 	for _, s := range old {
 		if s.Type != derivedStreamType || want[strings.ToLower(s.ID)] {
@@ -102,22 +96,22 @@ func (a *API) applyDerivedStreams(ctx context.Context, es store.Item, p *definit
 			}
 		}
 	}
-	for _, ps := range p.derived {
-		id := ps.n.id()
+	for _, ps := range p.Derived {
+		id := ps.Node.ID()
 		if a.cfg.Broker.Enabled() {
 			if err := a.ensureStreamTopic(ctx, stream{ID: id, Type: derivedStreamType, Topic: derivedTopic(es.ID, id)}); err != nil {
 				return err
 			}
 		}
-		spec, _ := json.Marshal(destSpec{Name: ps.n.name, OwnOperators: true, Operators: ps.chain})
+		spec, _ := json.Marshal(destSpec{Name: ps.Node.Name, OwnOperators: true, Operators: ps.Operators})
 		d := store.Destination{ID: id, EventstreamID: es.ID, Type: derivedStreamType, WorkspaceID: es.WorkspaceID, ItemID: es.ID, Target: id, Spec: spec}
 		d, created, err := a.applyBinding(ctx, d, false)
 		if err != nil {
-			return fmt.Errorf("start derived stream %s: %w", ps.n.name, err)
+			return fmt.Errorf("start derived stream %s: %w", ps.Node.Name, err)
 		}
 		if !created { // its drain restarts, reading on from its journal
 			if err := a.startDrain(ctx, d); err != nil {
-				return fmt.Errorf("start derived stream %s: %w", ps.n.name, err)
+				return fmt.Errorf("start derived stream %s: %w", ps.Node.Name, err)
 			}
 		}
 	}
@@ -139,20 +133,20 @@ func endpointTopic(es store.Item, node string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for _, n := range t.destinations {
-		if !strings.EqualFold(n.id(), node) || len(n.inputs) != 1 {
+	for _, n := range t.Destinations {
+		if !strings.EqualFold(n.ID(), node) || len(n.Inputs) != 1 {
 			continue
 		}
-		in := t.byName[n.inputs[0]]
-		if in == nil || !in.is(derivedStreamType) {
+		in := t.ByName[n.Inputs[0]]
+		if in == nil || !in.Is(derivedStreamType) {
 			break
 		}
 		for _, s := range props.Streams {
-			if strings.EqualFold(s.ID, in.id()) {
+			if strings.EqualFold(s.ID, in.ID()) {
 				return s.Topic, nil
 			}
 		}
-		return "", fmt.Errorf("derived stream %q of CustomEndpoint destination %s has no topic", in.name, node)
+		return "", fmt.Errorf("derived stream %q of CustomEndpoint destination %s has no topic", in.Name, node)
 	}
 	return props.Streams[0].Topic, nil
 }

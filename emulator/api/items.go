@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fabrictest/fabrictest/emulator/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/definition"
 	"github.com/fabrictest/fabrictest/emulator/store"
 	"github.com/google/uuid"
 )
@@ -163,7 +164,7 @@ func (a *API) createItem(typed string) endpoint {
 				return err
 			}
 		}
-		var plan *definitionPlan
+		var plan *definition.Plan
 		if hasDef { // checked in full before the item exists
 			def, err := decodeDefinition(req.Definition)
 			if err != nil {
@@ -172,8 +173,8 @@ func (a *API) createItem(typed string) endpoint {
 			if plan, err = a.planDefinition(c, it, def); err != nil {
 				return err
 			}
-			plan.displayName, plan.description = nil, nil // the request's names win
-			it.Properties, _ = json.Marshal(eventstreamProps{Streams: []stream{{ID: plan.streamID, Name: plan.streamName, Type: "DefaultStream", Topic: it.ID + "." + plan.streamID}}})
+			plan.DisplayName, plan.Description = nil, nil // the request's names win
+			it.Properties, _ = json.Marshal(eventstreamProps{Streams: []stream{{ID: plan.StreamID, Name: plan.StreamName, Type: "DefaultStream", Topic: it.ID + "." + plan.StreamID}}})
 		}
 		if err := a.cfg.Store.CreateItem(c.r.Context(), it); errors.Is(err, store.ErrConflict) {
 			return nameInUse(typ, req.DisplayName)

@@ -99,12 +99,12 @@ type sourceRegistry struct {
 // planSource checks a definition's source of a type the emulator runs and
 // canonicalises it; ok is false for the other types.
 func (a *API) planSource(ctx context.Context, ws string, n *node) (ok bool, err error) {
-	if n.is("SampleData") {
-		n.raw["type"] = "SampleData"
+	if n.Is("SampleData") {
+		n.Raw["type"] = "SampleData"
 		return true, checkSampleSource(n)
 	}
-	if t, isKafka := oneOf(n.typ, kafkaSourceTypes); isKafka {
-		n.raw["type"] = t
+	if t, isKafka := oneOf(n.Type, kafkaSourceTypes); isKafka {
+		n.Raw["type"] = t
 		return true, a.checkKafkaSource(ctx, ws, n)
 	}
 	return false, nil
@@ -125,14 +125,14 @@ func (a *API) wantedSources(ctx context.Context, es store.Item) []sourceSpec {
 	}
 	streamPaused := slices.Contains(props.Paused, strings.ToLower(props.Streams[0].ID))
 	var out []sourceSpec
-	for _, n := range t.sources {
-		id := strings.ToLower(n.id())
-		s := sourceSpec{EventstreamID: es.ID, ID: id, Type: n.typ, Topic: props.Streams[0].Topic,
+	for _, n := range t.Sources {
+		id := strings.ToLower(n.ID())
+		s := sourceSpec{EventstreamID: es.ID, ID: id, Type: n.Type, Topic: props.Streams[0].Topic,
 			paused: streamPaused || slices.Contains(props.Paused, id)}
 		switch {
-		case n.is("SampleData"):
-			s.Sample, _ = sample.Canonical(str(n.props, "type"))
-		case slices.Contains(kafkaSourceTypes, n.typ):
+		case n.Is("SampleData"):
+			s.Sample, _ = sample.Canonical(str(n.Props, "type"))
+		case slices.Contains(kafkaSourceTypes, n.Type):
 			k := kafkaPropsOf(n)
 			s.Kafka = &k
 			conn, err := a.dataConnection(ctx, es.WorkspaceID, k.DataConnectionID)
@@ -311,11 +311,11 @@ func (a *API) CloseSources() {
 // with the reason), or Unknown without a broker.
 func (a *API) sourceStatus(es store.Item, n *node) (string, error) {
 	props := streamsOf(es)
-	id := strings.ToLower(n.id())
+	id := strings.ToLower(n.ID())
 	if slices.Contains(props.Paused, id) || len(props.Streams) > 0 && slices.Contains(props.Paused, strings.ToLower(props.Streams[0].ID)) {
 		return statusPaused, nil
 	}
-	if n.is("CustomEndpoint") {
+	if n.Is("CustomEndpoint") {
 		return statusRunning, nil
 	}
 	a.srcs.mu.Lock()

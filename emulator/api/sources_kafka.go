@@ -49,12 +49,12 @@ type kafkaSourceProps struct {
 
 func kafkaPropsOf(n *node) kafkaSourceProps {
 	return kafkaSourceProps{
-		DataConnectionID:  strings.ToLower(str(n.props, "dataConnectionId")),
-		Topic:             str(n.props, "topic"),
-		ConsumerGroupName: str(n.props, "consumerGroupName"),
-		AutoOffsetReset:   str(n.props, "autoOffsetReset"),
-		SASLMechanism:     str(n.props, "saslMechanism"),
-		SecurityProtocol:  str(n.props, "securityProtocol"),
+		DataConnectionID:  strings.ToLower(str(n.Props, "dataConnectionId")),
+		Topic:             str(n.Props, "topic"),
+		ConsumerGroupName: str(n.Props, "consumerGroupName"),
+		AutoOffsetReset:   str(n.Props, "autoOffsetReset"),
+		SASLMechanism:     str(n.Props, "saslMechanism"),
+		SecurityProtocol:  str(n.Props, "securityProtocol"),
 	}
 }
 
@@ -71,20 +71,20 @@ func (a *API) checkKafkaSource(ctx context.Context, ws string, n *node) error {
 	if !ok {
 		return badNode(n, "properties.autoOffsetReset", "%q is not Earliest, Latest or None", k.AutoOffsetReset)
 	}
-	n.props["autoOffsetReset"] = reset
+	n.Props["autoOffsetReset"] = reset
 	if k.SecurityProtocol != "" {
 		p, ok := oneOf(k.SecurityProtocol, securityProtocols)
 		if !ok {
 			return badNode(n, "properties.securityProtocol", "%q is not one of %s", k.SecurityProtocol, strings.Join(securityProtocols, ", "))
 		}
-		n.props["securityProtocol"] = p
+		n.Props["securityProtocol"] = p
 	}
 	if k.SASLMechanism != "" {
 		m, ok := oneOf(k.SASLMechanism, saslMechanisms)
 		if !ok {
 			return badNode(n, "properties.saslMechanism", "%q is not one of %s", k.SASLMechanism, strings.Join(saslMechanisms, ", "))
 		}
-		n.props["saslMechanism"] = m
+		n.Props["saslMechanism"] = m
 	}
 	if _, err := a.dataConnection(ctx, ws, k.DataConnectionID); errors.Is(err, store.ErrNotFound) {
 		return badNode(n, "properties.dataConnectionId",
@@ -94,7 +94,7 @@ func (a *API) checkKafkaSource(ctx context.Context, ws string, n *node) error {
 	} else if err != nil {
 		return err
 	}
-	n.raw["properties"] = n.props
+	n.Raw["properties"] = n.Props
 	return nil
 }
 

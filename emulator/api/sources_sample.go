@@ -24,12 +24,12 @@ const (
 // checkSampleSource checks a SampleData node: properties.type names one
 // of the sample data sets.
 func checkSampleSource(n *node) error {
-	kind, ok := sample.Canonical(str(n.props, "type"))
+	kind, ok := sample.Canonical(str(n.Props, "type"))
 	if !ok {
-		return badNode(n, "properties.type", "%q is not a sample data set; want one of %s", str(n.props, "type"), strings.Join(sample.Kinds, ", "))
+		return badNode(n, "properties.type", "%q is not a sample data set; want one of %s", str(n.Props, "type"), strings.Join(sample.Kinds, ", "))
 	}
-	n.props["type"] = kind
-	n.raw["properties"] = n.props
+	n.Props["type"] = kind
+	n.Raw["properties"] = n.Props
 	return nil
 }
 

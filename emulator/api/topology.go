@@ -117,35 +117,35 @@ func (a *API) renderTopology(ctx context.Context, es store.Item, status bool) (m
 		input = props.Streams[0].Name
 	}
 	if t != nil {
-		if cl, ok := t.raw["compatibilityLevel"]; ok {
+		if cl, ok := t.Field("compatibilityLevel"); ok {
 			out["compatibilityLevel"] = cl
 		}
-		for _, n := range t.sources {
+		for _, n := range t.Sources {
 			st, serr := a.sourceStatus(es, n)
-			sources = append(sources, a.maybeStatus(n.raw, status, st, serr))
+			sources = append(sources, a.maybeStatus(n.Raw, status, st, serr))
 		}
-		for _, n := range t.streams {
-			streams = append(streams, n.raw)
+		for _, n := range t.Streams {
+			streams = append(streams, n.Raw)
 		}
-		for _, n := range t.operators {
-			operators = append(operators, n.raw)
+		for _, n := range t.Operators {
+			operators = append(operators, n.Raw)
 		}
-		for _, n := range t.destinations {
-			if n.is("CustomEndpoint") {
+		for _, n := range t.Destinations {
+			if n.Is("CustomEndpoint") {
 				st := statusRunning
-				if slices.Contains(props.Paused, n.id()) {
+				if slices.Contains(props.Paused, n.ID()) {
 					st = statusPaused
 				}
-				destinations = append(destinations, a.maybeStatus(n.raw, status, st, nil))
+				destinations = append(destinations, a.maybeStatus(n.Raw, status, st, nil))
 				continue
 			}
-			d, ok := byID[n.id()]
+			d, ok := byID[n.ID()]
 			if !ok {
 				continue // unbound since
 			}
 			seen[d.ID] = true
 			st, derr := a.destinationStatus(d, props.Paused)
-			destinations = append(destinations, a.maybeStatus(n.raw, status, st, derr))
+			destinations = append(destinations, a.maybeStatus(n.Raw, status, st, derr))
 		}
 	} else {
 		for _, s := range props.Streams {
@@ -323,7 +323,7 @@ func (a *API) setPaused(ctx context.Context, es *store.Item, pause bool, ids ...
 // customEndpointIDs returns the ids of es's definition nodes of type
 // CustomEndpoint: sources ("sources") or destinations ("destinations").
 func customEndpointIDs(es store.Item, list string) []string {
-	return definitionNodeIDs(es, list, func(n *node) bool { return n.is("CustomEndpoint") })
+	return definitionNodeIDs(es, list, func(n *node) bool { return n.Is("CustomEndpoint") })
 }
 
 // definitionNodeIDs returns the lower-case ids of the nodes of es's
@@ -339,9 +339,9 @@ func definitionNodeIDs(es store.Item, list string, keep func(*node) bool) []stri
 		return nil
 	}
 	var out []string
-	for _, n := range *t.list(strings.TrimSuffix(list, "s")) {
-		if n.id() != "" && (keep == nil || keep(n)) {
-			out = append(out, strings.ToLower(n.id()))
+	for _, n := range *t.List(strings.TrimSuffix(list, "s")) {
+		if n.ID() != "" && (keep == nil || keep(n)) {
+			out = append(out, strings.ToLower(n.ID()))
 		}
 	}
 	return out

@@ -1,4 +1,4 @@
-package api
+package definition
 
 import (
 	"fmt"
@@ -13,25 +13,25 @@ import (
 // pipeline compute {fn, args: [{literal} | {field}], as}. The function name
 // and the argument types are checked by the pipeline (see
 // pipeline.ScalarFunc); at is the column's path in the node.
-func functionCall(n *node, at string, cm, cp map[string]any) (map[string]any, error) {
+func functionCall(n *Node, at string, cm, cp map[string]any) (map[string]any, error) {
 	fn := str(cp, "functionName")
 	if fn == "" {
-		return nil, badNode(n, at+".properties.functionName", "required")
+		return nil, BadNode(n, at+".properties.functionName", "required")
 	}
 	alias := str(cm, "alias")
 	if alias == "" {
-		return nil, badNode(n, at+".alias", "required: the name of the column %s computes", fn)
+		return nil, BadNode(n, at+".alias", "required: the name of the column %s computes", fn)
 	}
 	list, ok := cp["arguments"].([]any)
 	if !ok {
-		return nil, badNode(n, at+".properties.arguments", "want an array of Literal or ColumnReference expressions")
+		return nil, BadNode(n, at+".properties.arguments", "want an array of Literal or ColumnReference expressions")
 	}
 	args := []any{}
 	for j, x := range list {
 		aat := fmt.Sprintf("%s.properties.arguments[%d]", at, j)
 		am, ok := x.(map[string]any)
 		if !ok {
-			return nil, badNode(n, aat, "want {expressionType: Literal | ColumnReference, ...}")
+			return nil, BadNode(n, aat, "want {expressionType: Literal | ColumnReference, ...}")
 		}
 		switch et := str(am, "expressionType"); strings.ToLower(et) {
 		case "columnreference":
@@ -47,12 +47,12 @@ func functionCall(n *node, at string, cm, cp map[string]any) (map[string]any, er
 			}
 			if s, isStr := am["value"].(string); isStr && strings.EqualFold(str(am, "dataType"), "BigInt") {
 				if _, err := strconv.ParseInt(s, 10, 64); err != nil {
-					return nil, badNode(n, aat+".value", "%q is not an integer (dataType BigInt)", s)
+					return nil, BadNode(n, aat+".value", "%q is not an integer (dataType BigInt)", s)
 				}
 			}
 			args = append(args, map[string]any{"literal": v})
 		default:
-			return nil, badNode(n, aat+".expressionType", "%q is not Literal or ColumnReference (nested expressions are not built)", et)
+			return nil, BadNode(n, aat+".expressionType", "%q is not Literal or ColumnReference (nested expressions are not built)", et)
 		}
 	}
 	return map[string]any{"fn": fn, "args": args, "as": alias}, nil
@@ -62,7 +62,7 @@ func functionCall(n *node, at string, cm, cp map[string]any) (map[string]any, er
 // ats[i]) do not collide with the other output columns and returns keep
 // with their aliases added, so that only the columns listed come out:
 // Fabric's ManageFields is a projection.
-func keepComputed(n *node, keep []any, rename map[string]any, compute []map[string]any, ats []string) ([]any, error) {
+func keepComputed(n *Node, keep []any, rename map[string]any, compute []map[string]any, ats []string) ([]any, error) {
 	targets := map[string]string{}
 	for from, to := range rename {
 		if s, ok := to.(string); ok {
@@ -76,11 +76,11 @@ func keepComputed(n *node, keep []any, rename map[string]any, compute []map[stri
 		_, renamed := rename[as]
 		switch {
 		case slices.Contains(keep, any(as)) && !renamed:
-			return nil, badNode(n, ats[i]+".alias", "column %q is also output by another column; the emulator outputs a column once", as)
+			return nil, BadNode(n, ats[i]+".alias", "column %q is also output by another column; the emulator outputs a column once", as)
 		case targets[as] != "":
-			return nil, badNode(n, ats[i]+".alias", "column %q is also the alias of column %q; the emulator outputs a column once", as, targets[as])
+			return nil, BadNode(n, ats[i]+".alias", "column %q is also the alias of column %q; the emulator outputs a column once", as, targets[as])
 		case seen[as]:
-			return nil, badNode(n, ats[i]+".alias", "column %q is computed twice; the emulator outputs a column once", as)
+			return nil, BadNode(n, ats[i]+".alias", "column %q is computed twice; the emulator outputs a column once", as)
 		}
 		seen[as] = true
 		if !slices.Contains(out, any(as)) {
