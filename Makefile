@@ -56,8 +56,8 @@ test-unit:
 # the package's testdata/fuzz/ and fails the run.
 FUZZ_TIME ?= 20s
 FUZZ_TARGETS := \
-	emulator/gateway:FuzzReadRequest \
-	emulator/gateway:FuzzSession \
+	emulator/internal/gateway:FuzzReadRequest \
+	emulator/internal/gateway:FuzzSession \
 	emulator/rows:FuzzCheckValue \
 	emulator/delta:FuzzRowToDelta \
 	emulator/pipeline:FuzzScalarFunctions \
@@ -96,6 +96,6 @@ bench: kafka-image
 	$(GO) test -run '^$$' -bench 'Ratios|IdleRSS' -benchtime 20x -timeout 20m ./emulator/
 	$(GO) test -run '^$$' -bench 'DrainToDelta' -benchtime 1x -timeout 20m ./emulator/
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 20m ./emulator/delta/
-	$(GO) test -run '^$$' -bench GatewayRatio -benchtime 20x -timeout 20m ./emulator/gateway/
+	$(GO) test -run '^$$' -bench GatewayRatio -benchtime 20x -timeout 20m ./emulator/internal/gateway/
 	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
 		$(GO) test -run '^$$' -bench BenchmarkStart -benchtime 3x -timeout 20m ./fabrictest/

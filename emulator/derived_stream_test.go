@@ -17,7 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/fabrictest/fabrictest/emulator"
-	"github.com/fabrictest/fabrictest/emulator/store"
+	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
 
 // derivedTopology: a CustomEndpoint source into the DefaultStream "main",

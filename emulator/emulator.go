@@ -11,12 +11,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fabrictest/fabrictest/emulator/api"
-	"github.com/fabrictest/fabrictest/emulator/auth"
-	"github.com/fabrictest/fabrictest/emulator/broker"
-	"github.com/fabrictest/fabrictest/emulator/gateway"
-	"github.com/fabrictest/fabrictest/emulator/jobs"
-	"github.com/fabrictest/fabrictest/emulator/store"
+	"github.com/fabrictest/fabrictest/emulator/internal/api"
+	"github.com/fabrictest/fabrictest/emulator/internal/auth"
+	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/gateway"
+	"github.com/fabrictest/fabrictest/emulator/internal/jobs"
+	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
 
 // Server is one emulator: metadata store, token issuer, Kafka broker and the

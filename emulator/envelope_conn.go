@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fabrictest/fabrictest/emulator/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/google/uuid"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/fabrictest/fabrictest/emulator"
-	"github.com/fabrictest/fabrictest/emulator/store"
+	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
 
 // corruptJournal leaves an undecodable pending batch in a destination's

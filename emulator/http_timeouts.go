@@ -3,7 +3,7 @@ package emulator
 import (
 	"time"
 
-	"github.com/fabrictest/fabrictest/emulator/api"
+	"github.com/fabrictest/fabrictest/emulator/internal/api"
 )
 
 // Default HTTP timeouts (see HTTPTimeouts).

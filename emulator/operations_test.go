@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator"
-	"github.com/fabrictest/fabrictest/emulator/auth"
+	"github.com/fabrictest/fabrictest/emulator/internal/auth"
 )
 
 // poll follows an operation until it finishes, checking the state's shape

@@ -3,6 +3,7 @@ package emulator
 import (
 	"crypto/rsa"
 	"errors"
+	"github.com/fabrictest/fabrictest/emulator/internal/auth"
 	"log/slog"
 	"strings"
 	"time"
@@ -235,3 +236,7 @@ func WithHTTPTimeouts(t HTTPTimeouts) Option {
 		return nil
 	}
 }
+
+// DefaultPrincipal is the principal id (oid) of tokens minted without one:
+// the Admin of every workspace it creates.
+const DefaultPrincipal = auth.DefaultPrincipal

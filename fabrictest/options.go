@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator"
-	"github.com/fabrictest/fabrictest/emulator/auth"
 	"github.com/google/uuid"
 )
 
@@ -239,7 +238,7 @@ func parseKafka(spec string) (string, error) {
 // DefaultPrincipal is the oid the environment acts as unless WithPrincipal or
 // As says otherwise: the emulator's default user, who becomes Admin of every
 // workspace it creates.
-const DefaultPrincipal = auth.DefaultPrincipal
+const DefaultPrincipal = emulator.DefaultPrincipal
 
 // principalNamespace turns principal names into GUIDs (UUID v5).
 var principalNamespace = uuid.MustParse("5f0d6c1e-8a51-4b7e-9a4c-2f7c1b0e6d3a")

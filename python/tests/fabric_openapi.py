@@ -30,7 +30,7 @@ SERVICES = ("platform", "eventstream", "lakehouse", "eventhouse", "kqlDatabase",
 
 _TYPED = ("eventstreams", "lakehouses", "eventhouses", "kqlDatabases", "reflexes")
 
-# SERVED mirrors the Fabric routes of emulator/api/routes.go (its emulator-
+# SERVED mirrors the Fabric routes of emulator/internal/api/routes.go (its emulator-
 # native routes have no Microsoft document), in routes.go's spelling with
 # the /v1 prefix dropped; placeholders match any placeholder of the spec.
 SERVED: tuple[str, ...] = (
@@ -163,7 +163,7 @@ def spec_shapes(root: Path) -> set[str]:
 
 
 def routes_go_shapes(routes_go: Path) -> set[str]:
-    """The literal Fabric routes of emulator/api/routes.go ("METHOD /v1/…"),
+    """The literal Fabric routes of emulator/internal/api/routes.go ("METHOD /v1/…"),
     as shapes without /v1; the typed collections' routes, built in a loop,
     are not literal and not listed."""
     pat = re.compile(r'a\.handle\("([A-Z]+) /v1(/[^"]*)"')

@@ -245,11 +245,11 @@ def _built_in_a_loop(shape: str) -> bool:
 
 
 def test_served_mirrors_routes_go() -> None:
-    """fabric_openapi.SERVED keeps up with emulator/api/routes.go: every
+    """fabric_openapi.SERVED keeps up with emulator/internal/api/routes.go: every
     literal route there that Microsoft's documents describe is in SERVED,
     and every route of SERVED that routes.go spells literally (not the typed
     collections' or the operations', which it builds in loops) is still served."""
-    go = routes_go_shapes(REPO / "emulator" / "api" / "routes.go")
+    go = routes_go_shapes(REPO / "emulator" / "internal" / "api" / "routes.go")
     assert len(go) > 40, f"routes.go's routes were not found ({len(go)}): has its spelling changed?"
     missing = sorted((go & spec_shapes(SPECS)) - served_shapes())
     assert missing == [], f"routes.go serves operations of Microsoft's documents SERVED leaves out: {missing}"

@@ -1,0 +1,99 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/definition"
+	"github.com/fabrictest/fabrictest/emulator/internal/store"
+)
+
+// The definition compiler (internal/definition) turns a topology into a
+// plan; this file gives it the item lookups and authorisation of a call
+// and renders its refusals in Fabric's envelope.
+
+type (
+	node             = definition.Node
+	topology         = definition.Topology
+	storedDefinition = definition.Parts
+)
+
+// parseTopology reads a stored eventstream.json.
+func parseTopology(data []byte) (*topology, error) {
+	t, err := definition.ParseTopology(data)
+	return t, refusalError(err)
+}
+
+// badNode answers a wrong field of node n (see definition.BadNode).
+func badNode(n *node, field, format string, args ...any) error {
+	return refusalError(definition.BadNode(n, field, format, args...))
+}
+
+// refusalError renders a definition's refusal in Fabric's envelope; other
+// errors pass unchanged.
+func refusalError(err error) error {
+	var r *definition.Refusal
+	if !errors.As(err, &r) {
+		return err
+	}
+	switch r.Kind {
+	case definition.NotSupported:
+		return fabricerr.New(http.StatusBadRequest, EventstreamNodeNotSupported, "%s", r.Message).
+			WithDetails(fabricerr.Detail{ErrorCode: EventstreamNodeNotSupported, Message: r.Field})
+	case definition.Corrupted:
+		return fabricerr.New(http.StatusBadRequest, CorruptedPayload, "%s%s", r.Message, describeJSON(r.JSON))
+	}
+	return fabricerr.BadParameter(r.Field, "%s", r.Message)
+}
+
+// resolver answers the compiler's lookups for call c on Eventstream es.
+type resolver struct {
+	a  *API
+	c  *call
+	es store.Item
+}
+
+// Source checks a source of a type the emulator runs (sources.go).
+func (r resolver) Source(ctx context.Context, ws string, n *node) (bool, error) {
+	return r.a.planSource(ctx, ws, n)
+}
+
+// Destination checks a binding as the native destinations route does.
+func (r resolver) Destination(_ context.Context, b definition.Binding, field func(string) string) (definition.Target, error) {
+	req := bindRequest{Type: b.Type, ItemID: b.ItemID, Table: b.Table, Database: b.Database, WorkspaceID: b.WorkspaceID}
+	d, err := r.a.checkBinding(r.c, r.es, req, field)
+	if err != nil {
+		return definition.Target{}, err
+	}
+	return definition.Target{Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: specOf(d).Database}, nil
+}
+
+// planDefinition checks def for Eventstream es (not yet stored on create:
+// no streams) and assigns the ids, changing nothing.
+func (a *API) planDefinition(c *call, es store.Item, def storedDefinition) (*definition.Plan, error) {
+	props := streamsOf(es)
+	in := definition.Input{Parts: def, WorkspaceID: es.WorkspaceID, StreamName: es.DisplayName + "-stream", Previous: props.Definition}
+	if len(props.Streams) > 0 {
+		in.StreamID, in.StreamName = props.Streams[0].ID, props.Streams[0].Name
+	}
+	p, err := definition.Compile(c.r.Context(), in, resolver{a: a, c: c, es: es})
+	return p, refusalError(err)
+}
+
+// destinationOf is the destination planned d becomes on Eventstream esID
+// (no id yet), with its node name and, when the plan's destinations read
+// through different chains, its own.
+func destinationOf(esID string, p *definition.Plan, d definition.Destination) store.Destination {
+	s := destSpec{Database: d.Target.Database, Name: d.Node.Name}
+	if p.OwnOperators {
+		s.OwnOperators, s.Operators = true, d.Operators
+	}
+	spec, _ := json.Marshal(s)
+	return store.Destination{EventstreamID: esID, Type: d.Target.Type, WorkspaceID: d.Target.WorkspaceID, ItemID: d.Target.ItemID, Target: d.Target.Table, Spec: spec}
+}
+
+// str returns the string property key of m ("" when absent or not a string).
+func str(m map[string]any, key string) string { s, _ := m[key].(string); return s }

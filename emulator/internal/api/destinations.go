@@ -1,0 +1,318 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/fabrictest/fabrictest/emulator/eventhouse"
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/google/uuid"
+)
+
+// destinationTypes maps each bindable type to the item types it accepts.
+var destinationTypes = map[string][]string{
+	"Lakehouse":  {TypeLakehouse},
+	"Reflex":     {TypeReflex},
+	"Eventhouse": {TypeEventhouse, TypeKQLDatabase},
+}
+
+// tableless destination types take no table.
+var tableless = map[string]bool{"Reflex": true}
+
+type destinationJSON struct {
+	ID          string         `json:"id"`
+	Type        string         `json:"type"`
+	WorkspaceID string         `json:"workspaceId"`
+	ItemID      string         `json:"itemId"`
+	Table       string         `json:"table,omitempty"`
+	Database    string         `json:"database,omitempty"`
+	Status      string         `json:"status"`
+	Delivery    map[string]any `json:"delivery,omitempty"`
+}
+
+func (a *API) renderDestination(d store.Destination) destinationJSON {
+	var spec struct {
+		Database string `json:"database"`
+	}
+	_ = json.Unmarshal(d.Spec, &spec)
+	j := destinationJSON{ID: d.ID, Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: spec.Database, Status: "Running"}
+	if st, ok := a.drainStatus(d.ID); ok {
+		j.Delivery = map[string]any{"delivered": st.Written, "failedAttempts": st.Failures}
+		if st.Panics > 0 || st.Skipped > 0 {
+			j.Delivery["recoveredPanics"], j.Delivery["skippedRecords"] = st.Panics, st.Skipped
+		}
+		if st.Err != nil {
+			j.Status = "Failed"
+			j.Delivery["lastError"] = a.scrub(st.Err.Error())
+		}
+		if n, last := a.rejectionsOf(d.ID).get(); n > 0 {
+			j.Delivery["rejectedRows"] = n
+			j.Delivery["lastRejection"] = last
+		}
+	} else if !a.cfg.Broker.Enabled() {
+		j.Status = "Inactive"
+	}
+	return j
+}
+
+// bindRequest is the emulator-native binding body; definitions build one
+// per Lakehouse, Eventhouse and Activator destination node.
+type bindRequest struct {
+	Type        string `json:"type"`
+	ItemID      string `json:"itemId"`
+	Table       string `json:"table"`
+	Database    string `json:"database"`
+	WorkspaceID string `json:"workspaceId"`
+}
+
+// destSpec is what a destination stores beside its table: an Eventhouse's
+// database; for a destination deployed by a definition, its node name and,
+// when the definition's destinations read through different operators, its
+// own operator chain (OwnOperators: Operators replaces the Eventstream's
+// chain, even when empty).
+type destSpec struct {
+	Database     string          `json:"database,omitempty"`
+	Name         string          `json:"name,omitempty"`
+	OwnOperators bool            `json:"ownOperators,omitempty"`
+	Operators    json.RawMessage `json:"operators,omitempty"`
+}
+
+func specOf(d store.Destination) destSpec {
+	var s destSpec
+	_ = json.Unmarshal(d.Spec, &s)
+	return s
+}
+
+// bind serves POST …/eventstreams/{id}/destinations with
+// {type, itemId, table?, database?, workspaceId?}. The same body twice is
+// idempotent: the second answers 200 with the first binding.
+func (a *API) bind(c *call) error {
+	es, err := a.item(c, TypeEventstream, store.RoleContributor)
+	if err != nil {
+		return err
+	}
+	var req bindRequest
+	if err := a.decode(c, &req); err != nil {
+		return err
+	}
+	d, err := a.checkBinding(c, es, req, func(f string) string { return f })
+	if err != nil {
+		return err
+	}
+	d, created, err := a.applyBinding(c.r.Context(), d, true)
+	if err != nil {
+		return err
+	}
+	if !created {
+		return c.JSON(http.StatusOK, a.renderDestination(d))
+	}
+	c.location("workspaces", es.WorkspaceID, "eventstreams", es.ID, "destinations", d.ID)
+	return c.JSON(http.StatusCreated, a.renderDestination(d))
+}
+
+// checkBinding validates req for Eventstream es and returns the destination
+// it describes (no id yet), changing nothing. field renames the request's
+// fields in errors (a definition names its node's properties).
+func (a *API) checkBinding(c *call, es store.Item, req bindRequest, field func(string) string) (store.Destination, error) {
+	var typ string
+	for t := range destinationTypes {
+		if strings.EqualFold(t, req.Type) {
+			typ = t
+		}
+	}
+	if typ == "" {
+		return store.Destination{}, fabricerr.BadParameter(field("type"), "%q is not a destination type this emulator delivers to; want Lakehouse, Eventhouse or Reflex", req.Type)
+	}
+	if _, err := uuid.Parse(req.ItemID); err != nil {
+		return store.Destination{}, fabricerr.BadParameter(field("itemId"), "want the GUID of the target item, got %q", req.ItemID)
+	}
+	wsID := es.WorkspaceID
+	if req.WorkspaceID != "" {
+		if _, err := uuid.Parse(req.WorkspaceID); err != nil {
+			return store.Destination{}, fabricerr.BadParameter(field("workspaceId"), "want a GUID, got %q", req.WorkspaceID)
+		}
+		wsID = req.WorkspaceID
+	}
+	if _, err := a.cfg.Store.GetWorkspace(c.r.Context(), wsID); errors.Is(err, store.ErrNotFound) {
+		return store.Destination{}, fabricerr.NotFound(fabricerr.WorkspaceNotFound, "Workspace", wsID)
+	} else if err != nil {
+		return store.Destination{}, err
+	}
+	if err := a.require(c, wsID, store.RoleContributor); err != nil {
+		return store.Destination{}, err
+	}
+	target, err := a.cfg.Store.GetItem(c.r.Context(), req.ItemID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && target.WorkspaceID != wsID) {
+		return store.Destination{}, fabricerr.NotFound(fabricerr.ItemNotFound, "Item", req.ItemID)
+	} else if err != nil {
+		return store.Destination{}, err
+	}
+	accepts := destinationTypes[typ]
+	if !slices.Contains(accepts, target.Type) {
+		return store.Destination{}, fabricerr.BadParameter(field("itemId"), "item %s is a %s, but a %s destination needs a %s", target.ID, target.Type, typ, strings.Join(accepts, " or "))
+	}
+	var spec json.RawMessage
+	switch {
+	case tableless[typ]:
+		if req.Table != "" {
+			return store.Destination{}, fabricerr.BadParameter(field("table"), "a %s destination takes no table", typ)
+		}
+	case typ == "Eventhouse":
+		db, err := a.eventhouseDatabase(c, target, req.Database)
+		if err != nil {
+			return store.Destination{}, err
+		}
+		if err := eventhouse.ValidateName(req.Table); err != nil {
+			return store.Destination{}, fabricerr.BadParameter(field("table"), "%v", err)
+		}
+		spec, _ = json.Marshal(destSpec{Database: db})
+	default:
+		if err := validTableName(field("table"), req.Table); err != nil {
+			return store.Destination{}, err
+		}
+	}
+	return store.Destination{EventstreamID: es.ID, Type: typ, WorkspaceID: wsID, ItemID: target.ID, Target: req.Table, Spec: spec}, nil
+}
+
+// applyBinding stores d (checked by checkBinding) and starts its drain. A
+// binding of the same (type, item, table) is reused: when its spec differs
+// it is re-pointed and restarted. native keeps what a definition stored in
+// the existing spec (its name and operators) and compares the database only.
+func (a *API) applyBinding(ctx context.Context, d store.Destination, native bool) (store.Destination, bool, error) {
+	if old, err := a.cfg.Store.FindDestination(ctx, d.EventstreamID, d.Type, d.ItemID, d.Target); err == nil {
+		spec := d.Spec
+		if native {
+			s := specOf(old)
+			s.Database = specOf(d).Database
+			spec, _ = json.Marshal(s)
+		}
+		if len(spec) == 0 {
+			spec = json.RawMessage("{}")
+		}
+		if string(spec) == string(old.Spec) || (native && specOf(d).Database == "") {
+			return old, false, nil
+		}
+		if err := a.cfg.Store.UpdateDestinationSpec(ctx, old.ID, spec); err != nil {
+			return old, false, err
+		}
+		old.Spec = spec
+		if err := a.startDrain(ctx, old); err != nil {
+			return old, false, err
+		}
+		return old, false, nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return d, false, err
+	}
+	if d.ID == "" { // a definition's destination comes with the id its node carries
+		d.ID = uuid.NewString()
+	}
+	d.CreatedAt = a.cfg.Now()
+	if err := a.cfg.Store.CreateDestination(ctx, d); err != nil {
+		return d, false, err
+	}
+	if err := a.startDrain(ctx, d); err != nil {
+		_ = a.stopDrain(d.ID)
+		_ = a.cfg.Store.DeleteDestination(ctx, d.ID)
+		return d, false, err
+	}
+	return d, true, nil
+}
+
+func (a *API) listDestinations(c *call) error {
+	es, err := a.item(c, TypeEventstream, store.RoleViewer)
+	if err != nil {
+		return err
+	}
+	ds, err := a.userDestinations(c.r.Context(), es.ID)
+	if err != nil {
+		return err
+	}
+	out := make([]destinationJSON, len(ds))
+	for i, d := range ds {
+		out[i] = a.renderDestination(d)
+	}
+	return list(c, out, 0)
+}
+
+// destination loads {dest} of the call's Eventstream.
+func (a *API) destination(c *call, min store.Role) (store.Destination, error) {
+	es, err := a.item(c, TypeEventstream, min)
+	if err != nil {
+		return store.Destination{}, err
+	}
+	id := c.r.PathValue("dest")
+	d, err := a.cfg.Store.GetDestination(c.r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (d.EventstreamID != es.ID || internal(d))) {
+		return d, fabricerr.NotFound("DestinationNotFound", "Destination", id)
+	}
+	return d, err
+}
+
+func (a *API) unbind(c *call) error {
+	d, err := a.destination(c, store.RoleContributor)
+	if err != nil {
+		return err
+	}
+	if err := a.stopDrain(d.ID); err != nil {
+		return err
+	}
+	if err := a.cfg.Store.DeleteDestination(c.r.Context(), d.ID); err != nil {
+		return err
+	}
+	c.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// unbindAll removes every destination of the Eventstream (the internal
+// bindings of its DerivedStreams stay).
+func (a *API) unbindAll(c *call) error {
+	es, err := a.item(c, TypeEventstream, store.RoleContributor)
+	if err != nil {
+		return err
+	}
+	ds, err := a.userDestinations(c.r.Context(), es.ID)
+	if err != nil {
+		return err
+	}
+	for _, d := range ds {
+		if err := a.stopDrain(d.ID); err != nil {
+			return err
+		}
+		if err := a.cfg.Store.DeleteDestination(c.r.Context(), d.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+	}
+	c.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// eventhouseDatabase resolves the database of an Eventhouse binding: a KQL
+// database item is its own database; an Eventhouse takes the named one of
+// its databases, or its default database (the one of its own name).
+func (a *API) eventhouseDatabase(c *call, target store.Item, name string) (string, error) {
+	if target.Type == TypeKQLDatabase {
+		if name != "" && name != target.DisplayName {
+			return "", fabricerr.BadParameter("database", "KQL database %s is %q; leave database out or name it", target.ID, target.DisplayName)
+		}
+		return target.DisplayName, nil
+	}
+	if name == "" {
+		name = target.DisplayName
+	}
+	dbs, err := a.databasesOf(c.r.Context(), target)
+	if err != nil {
+		return "", err
+	}
+	for _, db := range dbs {
+		if db.DisplayName == name {
+			return name, nil
+		}
+	}
+	return "", fabricerr.NotFound(fabricerr.ItemNotFound, "KQLDatabase", name).
+		WithDetails(fabricerr.Detail{ErrorCode: fabricerr.ItemNotFound, Message: "database: Eventhouse " + target.ID + " has no database " + name})
+}

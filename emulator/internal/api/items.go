@@ -1,0 +1,324 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/definition"
+	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/google/uuid"
+)
+
+// Item types with behaviour of their own.
+const (
+	TypeEventstream = "Eventstream"
+	TypeLakehouse   = "Lakehouse"
+	TypeEventhouse  = "Eventhouse"
+	TypeKQLDatabase = "KQLDatabase"
+	TypeReflex      = "Reflex"
+)
+
+// itemTypes is Fabric's ItemType enum (common/definitions.json): the generic
+// items route stores any of these; the ones with a kind get behaviour.
+var itemTypes = []string{
+	"Dashboard", "Report", "SemanticModel", "PaginatedReport", "Datamart", "Lakehouse", "Eventhouse", "Environment",
+	"KQLDatabase", "KQLQueryset", "KQLDashboard", "DataPipeline", "Notebook", "SparkJobDefinition", "MLExperiment",
+	"MLModel", "Warehouse", "Eventstream", "SQLEndpoint", "MirroredWarehouse", "MirroredDatabase", "Reflex",
+	"GraphQLApi", "MountedDataFactory", "SQLDatabase", "CopyJob", "VariableLibrary", "Dataflow", "ApacheAirflowJob",
+	"WarehouseSnapshot", "DigitalTwinBuilder", "DigitalTwinBuilderFlow", "MirroredAzureDatabricksCatalog", "Map",
+	"AnomalyDetector", "UserDataFunction", "GraphModel", "GraphQuerySet", "SnowflakeDatabase", "OperationsAgent",
+	"CosmosDBDatabase", "Ontology", "EventSchemaSet", "DataAgent", "MirroredCatalog", "AppBackend", "OrgApp",
+	"OrgAppAudience", "DataBuildToolJob", "AzureDatabricksStorage", "Plan",
+}
+
+// kind is the behaviour of an item type beyond metadata.
+type kind struct {
+	// provision runs after the item is stored; an error removes the item again.
+	provision func(a *API, c *call, it *store.Item) error
+	// release runs before the item is deleted.
+	release func(a *API, c *call, it store.Item) error
+	// properties renders the item's properties, nil for none.
+	properties func(a *API, it store.Item) any
+	// validName, when set, replaces the generic display-name rules.
+	validName func(name string) error
+	// creation, when set, validates the create request's creationPayload
+	// (nil when absent) and sets the item's properties before it is stored.
+	creation func(a *API, c *call, it *store.Item, payload json.RawMessage) error
+}
+
+var kinds map[string]kind
+
+func init() { // a map literal would be an initialization cycle through the kinds' funcs
+	kinds = map[string]kind{
+		TypeEventstream: eventstreamKind,
+		TypeLakehouse:   lakehouseKind,
+		TypeEventhouse:  eventhouseKind,
+		TypeKQLDatabase: kqlDatabaseKind,
+	}
+}
+
+// itemJSON is Fabric's Item.
+type itemJSON struct {
+	ID          string `json:"id"`
+	Type        string `json:"type"`
+	DisplayName string `json:"displayName"`
+	Description string `json:"description"`
+	WorkspaceID string `json:"workspaceId"`
+	Properties  any    `json:"properties,omitempty"`
+}
+
+// renderItem renders it for a typed route (typed != ""), with the type's
+// properties, or for the generic items routes, whose Item has none.
+func (a *API) renderItem(typed string, it store.Item) itemJSON {
+	j := itemJSON{ID: it.ID, Type: it.Type, DisplayName: it.DisplayName, Description: it.Description, WorkspaceID: it.WorkspaceID}
+	if k, ok := kinds[it.Type]; ok && k.properties != nil && typed != "" {
+		j.Properties = k.properties(a, it)
+	}
+	return j
+}
+
+// canonicalType returns Fabric's spelling of an item type, matched case-insensitively.
+func canonicalType(s string) (string, bool) {
+	i := slices.IndexFunc(itemTypes, func(t string) bool { return strings.EqualFold(t, s) })
+	if i < 0 {
+		return "", false
+	}
+	return itemTypes[i], true
+}
+
+func validItemName(typ, name string) error {
+	if k, ok := kinds[typ]; ok && k.validName != nil {
+		return k.validName(name)
+	}
+	switch {
+	case strings.TrimSpace(name) == "":
+		return fabricerr.BadParameter("displayName", "is required")
+	case utf8.RuneCountInString(name) > 256:
+		return fabricerr.BadParameter("displayName", "is longer than 256 characters")
+	}
+	return nil
+}
+
+func validItemDescription(d string) error {
+	if utf8.RuneCountInString(d) > 256 {
+		return fabricerr.BadParameter("description", "is longer than 256 characters (%d)", utf8.RuneCountInString(d))
+	}
+	return nil
+}
+
+func nameInUse(typ, name string) error {
+	return fabricerr.New(http.StatusBadRequest, fabricerr.ItemDisplayNameAlreadyInUse,
+		"Requested '%s' is already in use by another %s in this workspace", name, typ)
+}
+
+// createItem serves POST …/items (typed == "") and the typed collections.
+func (a *API) createItem(typed string) endpoint {
+	return func(c *call) error {
+		ws, err := a.workspace(c, store.RoleContributor)
+		if err != nil {
+			return err
+		}
+		var req struct {
+			DisplayName     string          `json:"displayName"`
+			Type            string          `json:"type"`
+			Description     string          `json:"description"`
+			FolderID        string          `json:"folderId"`
+			Definition      json.RawMessage `json:"definition"`
+			CreationPayload json.RawMessage `json:"creationPayload"`
+		}
+		if err := a.decode(c, &req); err != nil {
+			return err
+		}
+		typ := typed
+		if typed == "" {
+			var ok bool
+			if typ, ok = canonicalType(req.Type); !ok {
+				if req.Type == "" {
+					return fabricerr.BadParameter("type", "is required")
+				}
+				return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidItemType, "Item type %q is not a Fabric item type", req.Type)
+			}
+		} else if req.Type != "" && !strings.EqualFold(req.Type, typed) {
+			return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidItemType, "type %q does not match this route's %s", req.Type, typed)
+		}
+		if err := firstErr(errors.Join(validItemName(typ, req.DisplayName), validItemDescription(req.Description))); err != nil {
+			return err
+		}
+		k := kinds[typ]
+		hasDef := len(req.Definition) > 0 && string(req.Definition) != "null"
+		if (hasDef && typ != TypeEventstream) || (len(req.CreationPayload) > 0 && k.creation == nil) {
+			return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidRequest,
+				"creating a %s with a definition or creationPayload is not supported by this emulator yet", typ)
+		}
+		if req.FolderID != "" {
+			return fabricerr.NotFound("FolderNotFound", "Folder", req.FolderID)
+		}
+		it := store.Item{ID: uuid.NewString(), WorkspaceID: ws.ID, Type: typ, DisplayName: req.DisplayName, Description: req.Description, CreatedAt: a.cfg.Now()}
+		if k.creation != nil {
+			if err := k.creation(a, c, &it, req.CreationPayload); err != nil {
+				return err
+			}
+		}
+		var plan *definition.Plan
+		if hasDef { // checked in full before the item exists
+			def, err := decodeDefinition(req.Definition)
+			if err != nil {
+				return err
+			}
+			if plan, err = a.planDefinition(c, it, def); err != nil {
+				return err
+			}
+			plan.DisplayName, plan.Description = nil, nil // the request's names win
+			it.Properties, _ = json.Marshal(eventstreamProps{Streams: []stream{{ID: plan.StreamID, Name: plan.StreamName, Type: "DefaultStream", Topic: it.ID + "." + plan.StreamID}}})
+		}
+		if err := a.cfg.Store.CreateItem(c.r.Context(), it); errors.Is(err, store.ErrConflict) {
+			return nameInUse(typ, req.DisplayName)
+		} else if err != nil {
+			return err
+		}
+		if k.provision != nil {
+			if err := k.provision(a, c, &it); err != nil {
+				_ = a.cfg.Store.DeleteItem(c.r.Context(), it.ID)
+				return err
+			}
+		}
+		if plan != nil {
+			if err := a.applyDefinition(c.r.Context(), &it, plan); err != nil {
+				_ = a.removeItem(c, it)
+				return err
+			}
+		}
+		c.location("workspaces", ws.ID, "items", it.ID)
+		return c.JSON(http.StatusCreated, a.renderItem(typed, it))
+	}
+}
+
+// item loads the {id} item of the call's workspace, checking the caller's
+// role and, on typed routes, the item's type.
+func (a *API) item(c *call, typed string, min store.Role) (store.Item, error) {
+	ws, err := a.workspace(c, min)
+	if err != nil {
+		return store.Item{}, err
+	}
+	id := c.r.PathValue("id")
+	it, err := a.cfg.Store.GetItem(c.r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && it.WorkspaceID != ws.ID) || (err == nil && typed != "" && it.Type != typed) {
+		return it, fabricerr.NotFound(fabricerr.ItemNotFound, "Item", id)
+	}
+	return it, err
+}
+
+func (a *API) listItems(typed string) endpoint {
+	return func(c *call) error {
+		ws, err := a.workspace(c, store.RoleViewer)
+		if err != nil {
+			return err
+		}
+		typ := typed
+		if q := c.r.URL.Query().Get("type"); typed == "" && q != "" {
+			var ok bool
+			if typ, ok = canonicalType(q); !ok {
+				return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidItemType, "Item type %q is not a Fabric item type", q)
+			}
+		}
+		p, err := a.page(c)
+		if err != nil {
+			return err
+		}
+		items, next, err := a.cfg.Store.ListItems(c.r.Context(), ws.ID, typ, p)
+		if err != nil {
+			return err
+		}
+		out := make([]itemJSON, len(items))
+		for i, it := range items {
+			out[i] = a.renderItem(typed, it)
+		}
+		return list(c, out, next)
+	}
+}
+
+func (a *API) getItem(typed string) endpoint {
+	return func(c *call) error {
+		it, err := a.item(c, typed, store.RoleViewer)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, a.renderItem(typed, it))
+	}
+}
+
+func (a *API) updateItem(typed string) endpoint {
+	return func(c *call) error {
+		it, err := a.item(c, typed, store.RoleContributor)
+		if err != nil {
+			return err
+		}
+		var req struct {
+			DisplayName *string `json:"displayName"`
+			Description *string `json:"description"`
+		}
+		if err := a.decode(c, &req); err != nil {
+			return err
+		}
+		if req.DisplayName != nil {
+			if err := validItemName(it.Type, *req.DisplayName); err != nil {
+				return err
+			}
+			it.DisplayName = *req.DisplayName
+		}
+		if req.Description != nil {
+			if err := validItemDescription(*req.Description); err != nil {
+				return err
+			}
+			it.Description = *req.Description
+		}
+		if err := a.cfg.Store.UpdateItem(c.r.Context(), it); errors.Is(err, store.ErrConflict) {
+			return nameInUse(it.Type, it.DisplayName)
+		} else if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, a.renderItem(typed, it))
+	}
+}
+
+func (a *API) deleteItem(typed string) endpoint {
+	return func(c *call) error {
+		it, err := a.item(c, typed, store.RoleContributor)
+		if err != nil {
+			return err
+		}
+		if err := a.removeItem(c, it); err != nil {
+			return err
+		}
+		c.w.WriteHeader(http.StatusOK)
+		return nil
+	}
+}
+
+// removeItem stops the drains that read or write the item, releases what
+// the item's kind holds, then deletes it (its bindings go with it).
+func (a *API) removeItem(c *call, it store.Item) error {
+	if err := a.stopDrainsOf(c.r.Context(), it.ID); err != nil {
+		return err
+	}
+	a.stopSourcesOf(it.ID) // before its topic goes, so no source writes it again
+	if it.Type == TypeEventstream {
+		if err := a.closeEndpoints(c.r.Context(), endpointIDs(it)...); err != nil {
+			return err
+		}
+	}
+	if k, ok := kinds[it.Type]; ok && k.release != nil {
+		if err := k.release(a, c, it); err != nil {
+			return err
+		}
+	}
+	if err := a.cfg.Store.DeleteItem(c.r.Context(), it.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,117 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/pipeline"
+	"github.com/fabrictest/fabrictest/emulator/internal/store"
+)
+
+// operatorsOf returns an Eventstream's operator chain (nil for none).
+func operatorsOf(es store.Item) ([]pipeline.Operator, error) {
+	raw := streamsOf(es).Operators
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	return pipeline.Parse(raw)
+}
+
+// operatorError maps the pipeline's typed errors to Fabric envelopes.
+func operatorError(err error) error {
+	var nse *pipeline.NotSupportedError
+	var ve *pipeline.ValidationError
+	switch {
+	case errors.As(err, &nse):
+		return fabricerr.New(http.StatusBadRequest, "EventstreamOperatorNotSupported", "%v", err).
+			WithDetails(fabricerr.Detail{ErrorCode: "EventstreamOperatorNotSupported", Message: nse.Field})
+	case errors.As(err, &ve):
+		return fabricerr.BadParameter(ve.Field, "%s", ve.Message)
+	}
+	return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidInput, "operators: %v", err)
+}
+
+// setOperators serves POST …/eventstreams/{id}/operators: the body (a list,
+// {"operators": [...]}, or one operator) replaces the chain. Nothing changes
+// unless every operator is valid. Destinations restart on the new chain;
+// open windows of the old one are dropped.
+func (a *API) setOperators(c *call) error {
+	es, err := a.item(c, TypeEventstream, store.RoleContributor)
+	if err != nil {
+		return err
+	}
+	body, err := a.readBody(c)
+	if err != nil {
+		return err
+	}
+	var probe any
+	if err := json.Unmarshal(body, &probe); err != nil {
+		return jsonError("", err)
+	}
+	ops, err := pipeline.Parse(body)
+	if err != nil {
+		return operatorError(err)
+	}
+	return a.replaceOperators(c, es, ops)
+}
+
+// EventstreamHasDefinition answers the native operator routes on an
+// Eventstream whose definition holds its operators.
+const EventstreamHasDefinition = "EventstreamHasDefinition"
+
+func (a *API) replaceOperators(c *call, es store.Item, ops []pipeline.Operator) error {
+	// A deployed definition owns the operators: changing them here would
+	// leave getDefinition and the topology describing another pipeline.
+	if streamsOf(es).Definition != nil {
+		return fabricerr.New(http.StatusConflict, EventstreamHasDefinition,
+			"Eventstream %s was deployed from a definition, which holds its operators; change them with POST …/updateDefinition", es.ID)
+	}
+	var formatted json.RawMessage
+	if len(ops) > 0 {
+		var err error
+		if formatted, err = pipeline.Format(ops); err != nil {
+			return err
+		}
+	}
+	props := streamsOf(es)
+	props.Operators = formatted
+	es.Properties, _ = json.Marshal(props)
+	if err := a.cfg.Store.UpdateItem(c.r.Context(), es); err != nil {
+		return err
+	}
+	ds, err := a.cfg.Store.ListDestinations(c.r.Context(), es.ID)
+	if err != nil {
+		return err
+	}
+	for _, d := range ds {
+		if err := a.startDrain(c.r.Context(), d); err != nil {
+			return err
+		}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"operators": orEmpty(formatted)})
+}
+
+func orEmpty(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("[]")
+	}
+	return raw
+}
+
+func (a *API) getOperators(c *call) error {
+	es, err := a.item(c, TypeEventstream, store.RoleViewer)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"operators": orEmpty(streamsOf(es).Operators)})
+}
+
+func (a *API) deleteOperators(c *call) error {
+	es, err := a.item(c, TypeEventstream, store.RoleContributor)
+	if err != nil {
+		return err
+	}
+	return a.replaceOperators(c, es, nil)
+}

@@ -1,0 +1,157 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/fabrictest/fabrictest/emulator/internal/drain"
+	"github.com/fabrictest/fabrictest/emulator/pipeline"
+	gojson "github.com/goccy/go-json"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// pendingBatch is a journal's pending batch: the rows of the journal's seq,
+// or, once the writer panicked on them (Split), rows written one at a time
+// under the seqs ending at the journal's.
+type pendingBatch struct {
+	Split bool     `json:"split"`
+	Rows  []outRow `json:"rows"`
+}
+
+// decode reads both forms: a plain array is a whole batch.
+func (b *pendingBatch) decode(raw []byte) error {
+	dec := gojson.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // numbers keep their text, so a long stays a long
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
+		b.Split = false
+		return dec.Decode(&b.Rows)
+	}
+	return dec.Decode(b)
+}
+
+// parker is implemented by writers that keep the rows they cannot take
+// beside the data (a Lakehouse's Files/_rejected).
+type parker interface {
+	park(rec map[string]any) error
+}
+
+// writeBatch writes out (journalled as pending under the journal's seq).
+// When the writer panics on it, the journal is rewritten to split it: its
+// rows are written one at a time under seqs of their own (the journal's,
+// then the following ones), so a replay after a crash splits the same way
+// and skips what was written; a row that panics alone is parked and counted.
+func (p *processor) writeBatch(ctx context.Context, out []outRow) error {
+	seq := p.journal.Seq
+	pe, err := p.tryWrite(ctx, seq, out)
+	if pe == nil {
+		return err
+	}
+	if len(out) == 1 {
+		return p.reject(out[0], seq, pe)
+	}
+	j := p.journal
+	j.Seq = seq + int64(len(out)) - 1
+	if j.Pending, err = gojson.Marshal(pendingBatch{Split: true, Rows: out}); err != nil {
+		return err
+	}
+	if err := p.st.PutJournal(ctx, j); err != nil {
+		return err
+	}
+	p.journal = j
+	return p.writeSplit(ctx, seq, out)
+}
+
+// writeSplit writes out one row at a time under seqs from first on.
+func (p *processor) writeSplit(ctx context.Context, first int64, out []outRow) error {
+	for i, r := range out {
+		seq := first + int64(i)
+		pe, err := p.tryWrite(ctx, seq, []outRow{r})
+		if pe != nil {
+			err = p.reject(r, seq, pe)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tryWrite writes out under seq; a panic of the writer is recovered,
+// logged with the rows' coordinates, counted and returned as pe.
+func (p *processor) tryWrite(ctx context.Context, seq int64, out []outRow) (pe *drain.PanicError, err error) {
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		p.panics.Add(1)
+		pe = &drain.PanicError{Value: v, Stack: debug.Stack()}
+		args := []any{"destination", p.destID, "seq", seq, "rows", len(out), "panic", fmt.Sprint(v), "stack", string(pe.Stack)}
+		if len(out) == 1 && out[0].Offset >= 0 {
+			args = append(args, "partition", out[0].Partition, "offset", out[0].Offset)
+		}
+		p.log.Error("destination writer panicked; recovered", args...)
+	}()
+	return nil, p.w.write(ctx, seq, out)
+}
+
+// reject parks a row the writer cannot take (when the writer keeps such
+// rows) and counts it on the destination.
+func (p *processor) reject(r outRow, seq int64, cause error) error {
+	rec := map[string]any{"seq": seq, "reason": cause.Error()}
+	if r.Offset >= 0 {
+		rec["partition"], rec["offset"], rec["value"] = r.Partition, r.Offset, string(r.Value)
+	}
+	if pk, ok := p.w.(parker); ok {
+		if err := pk.park(rec); err != nil {
+			return err
+		}
+	}
+	if p.stats != nil {
+		p.stats.add(1, cause.Error())
+	}
+	return nil
+}
+
+// Skip is the destination's policy for a record whose processing panicked
+// (drain.Skipper): it is parked and counted like a rejected row.
+func (p *processor) Skip(_ context.Context, r *kgo.Record, reason error) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.reject(outRow{Value: r.Value, Partition: r.Partition, Offset: r.Offset}, p.journal.Seq, reason)
+}
+
+// Panics returns the writer panics recovered (drain.Panicker).
+func (p *processor) Panics() int64 { return p.panics.Load() }
+
+// restoreOnPanic, deferred, puts the operators back in the state of the
+// last journal when a batch panics half way through them, and panics on
+// for the drain to recover.
+func (p *processor) restoreOnPanic() {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if p.pipe != nil {
+		if pipe, err := pipeline.New(p.ops); err == nil {
+			if p.journal.State != nil {
+				_ = pipe.Restore(p.journal.State) // a state it cannot take: the windows start afresh
+			}
+			p.pipe = pipe
+		}
+	}
+	panic(v)
+}
+
+// recovered runs fn, turning a panic into a *drain.PanicError (with the
+// stack), for the goroutines that run a source, an operator or a sink.
+func recovered(fn func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &drain.PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return fn()
+}

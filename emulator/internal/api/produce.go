@@ -1,0 +1,377 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/rows"
+	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	gojson "github.com/goccy/go-json"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// MaxEventBytes caps one event's key, value and headers together, below
+// Kafka's default message.max.bytes (1048588) with room for batch framing.
+const MaxEventBytes = rows.MaxEventBytes
+
+// EventValueNotSupported is the errorCode of an event whose value is a
+// JSON object no Delta table could hold: nested deeper than rows.MaxDepth,
+// or with a member name rows.CheckName refuses.
+const EventValueNotSupported = "EventValueNotSupported"
+
+// partitionSummary tells where a produce wrote in one partition.
+type partitionSummary struct {
+	Partition   int32 `json:"partition"`
+	FirstOffset int64 `json:"firstOffset"`
+	LastOffset  int64 `json:"lastOffset"`
+	Count       int   `json:"count"`
+}
+
+// produce serves the Custom HTTP source:
+// POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/events with
+// {"events": [{"key"?, "value", "headers"?, "timestamp"?}]} (or
+// keyBase64/valueBase64 for bytes that are not text).
+//
+// Behaviour: the whole body is validated before anything is written; the
+// batch goes to Kafka in one ProduceSync; the answer lists where every event
+// landed. A string value is sent as its UTF-8 bytes, any other JSON value as
+// its compact serialisation, and null as a Kafka null value (a tombstone).
+func (a *API) produce(c *call) error {
+	it, s, err := a.source(c, true, store.RoleContributor)
+	if err != nil {
+		return err
+	}
+	if s.Type == derivedStreamType {
+		return readOnlyError(s)
+	}
+	if sourcePaused(it, c.r.PathValue("ds"), s.ID) {
+		return pausedError(it, c.r.PathValue("ds"))
+	}
+	if !a.cfg.Broker.Enabled() {
+		return kafkaError(broker.ErrNoBroker)
+	}
+	body, err := a.readBody(c)
+	if err != nil {
+		return err
+	}
+	records, err := parseEvents(body, a.cfg.Now())
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(c.r.Context(), a.cfg.ProduceTimeout)
+	defer cancel()
+	pos, err := a.cfg.Broker.Produce(ctx, s.Topic, records)
+	var pe *broker.ProduceError
+	if errors.As(err, &pe) {
+		return fabricerr.New(http.StatusBadGateway, fabricerr.KafkaUnavailable,
+			"the Kafka broker did not accept %d of %d events (%d were written): %v", pe.Failed, len(records), len(records)-pe.Failed, pe.Err)
+	} else if err != nil {
+		return kafkaError(err)
+	}
+	if err := a.awaitDestinations(c.r.Context(), it.ID, pos); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{
+		"produced":   len(pos),
+		"topic":      s.Topic,
+		"partitions": summarize(pos),
+		"events":     pos,
+	})
+}
+
+func summarize(pos []broker.Position) []partitionSummary {
+	by := map[int32]*partitionSummary{}
+	for _, p := range pos {
+		s, ok := by[p.Partition]
+		if !ok {
+			s = &partitionSummary{Partition: p.Partition, FirstOffset: p.Offset, LastOffset: p.Offset}
+			by[p.Partition] = s
+		}
+		s.FirstOffset, s.LastOffset = min(s.FirstOffset, p.Offset), max(s.LastOffset, p.Offset)
+		s.Count++
+	}
+	out := make([]partitionSummary, 0, len(by))
+	for _, s := range by {
+		out = append(out, *s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Partition < out[j].Partition })
+	return out
+}
+
+// eventIn is one event of a produce body.
+type eventIn struct {
+	Key         json.RawMessage `json:"key"`
+	Value       json.RawMessage `json:"value"`
+	KeyBase64   *string         `json:"keyBase64"`
+	ValueBase64 *string         `json:"valueBase64"`
+	Headers     json.RawMessage `json:"headers"`
+	Timestamp   json.RawMessage `json:"timestamp"`
+}
+
+// parseEvents validates the whole produce body and turns it into records.
+// Valid bodies are decoded once; a body the strict decoder refuses is
+// decoded again event by event, only to name the event at fault.
+func parseEvents(body []byte, now time.Time) ([]*kgo.Record, error) {
+	var req struct {
+		Events *[]eventIn `json:"events"`
+	}
+	// go-json is several times faster than encoding/json on this hot path;
+	// any body it refuses is re-read by encoding/json for the error message.
+	dec := gojson.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || dec.More() {
+		var std struct {
+			Events *[]eventIn `json:"events"`
+		}
+		if err := decodeJSON(body, &std); err != nil {
+			return nil, explainEvents(body, err)
+		}
+		req = std
+	}
+	if req.Events == nil {
+		return nil, fabricerr.BadParameter("events", "is required: send {\"events\": [{\"value\": …}]}")
+	}
+	if len(*req.Events) == 0 {
+		return nil, fabricerr.BadParameter("events", "is empty; send at least one event")
+	}
+	records := make([]*kgo.Record, len(*req.Events))
+	for i, ev := range *req.Events {
+		r, err := toRecord(ev, i, now)
+		if err != nil {
+			return nil, err
+		}
+		records[i] = r
+	}
+	return records, nil
+}
+
+// explainEvents finds the event that made the strict decode fail.
+func explainEvents(body []byte, err error) error {
+	var req struct {
+		Events *[]json.RawMessage `json:"events"`
+	}
+	if e := decodeJSON(body, &req); e != nil || req.Events == nil {
+		return firstNonNil(e, err)
+	}
+	for i, raw := range *req.Events {
+		field := fmt.Sprintf("events[%d]", i)
+		if t := firstByte(raw); t != '{' {
+			return fabricerr.BadParameter(field, "want an object {\"key\"?, \"value\", \"headers\"?, \"timestamp\"?}, got %s", kindOf(t))
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		var ev eventIn
+		if e := dec.Decode(&ev); e != nil {
+			return jsonError(field, e)
+		}
+	}
+	return err
+}
+
+func firstNonNil(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// toRecord checks one decoded event and builds its record.
+func toRecord(ev eventIn, i int, now time.Time) (*kgo.Record, error) {
+	field := func(sub string) string { return fmt.Sprintf("events[%d]%s", i, sub) }
+	r := &kgo.Record{Timestamp: now}
+	switch {
+	case ev.Value != nil && ev.ValueBase64 != nil:
+		return nil, fabricerr.BadParameter(field(".valueBase64"), "send value or valueBase64, not both")
+	case ev.ValueBase64 != nil:
+		b, err := base64.StdEncoding.DecodeString(*ev.ValueBase64)
+		if err != nil {
+			return nil, fabricerr.BadParameter(field(".valueBase64"), "is not standard base64: %v", err)
+		}
+		r.Value = b
+	case ev.Value != nil:
+		r.Value = payload(ev.Value)
+	default:
+		return nil, fabricerr.BadParameter(field(".value"), "is required (use null for a Kafka null value, or valueBase64 for bytes)")
+	}
+	switch {
+	case ev.Key != nil && ev.KeyBase64 != nil:
+		return nil, fabricerr.BadParameter(field(".keyBase64"), "send key or keyBase64, not both")
+	case ev.KeyBase64 != nil:
+		b, err := base64.StdEncoding.DecodeString(*ev.KeyBase64)
+		if err != nil {
+			return nil, fabricerr.BadParameter(field(".keyBase64"), "is not standard base64: %v", err)
+		}
+		r.Key = b
+	case ev.Key != nil:
+		r.Key = payload(ev.Key)
+	}
+	if ev.Headers != nil && string(ev.Headers) != "null" {
+		hs, err := parseHeaders(ev.Headers, field(".headers"))
+		if err != nil {
+			return nil, err
+		}
+		r.Headers = hs
+	}
+	if ev.Timestamp != nil && string(ev.Timestamp) != "null" {
+		ts, err := parseTimestamp(ev.Timestamp)
+		if err != nil {
+			return nil, fabricerr.BadParameter(field(".timestamp"), "%v", err)
+		}
+		r.Timestamp = ts
+	}
+	size := len(r.Key) + len(r.Value)
+	for _, h := range r.Headers {
+		size += len(h.Key) + len(h.Value)
+	}
+	if size > MaxEventBytes {
+		return nil, fabricerr.New(http.StatusRequestEntityTooLarge, "EventTooLarge",
+			"%s is %d bytes; one event's key, value and headers may total at most %d bytes", field(""), size, MaxEventBytes).
+			WithDetails(fabricerr.Detail{ErrorCode: "EventTooLarge", Message: field("")})
+	}
+	if err := checkValue(r.Value, field(".value")); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// checkValue refuses a value that becomes a row (a JSON object, sent as
+// JSON or as text) beyond package rows' limits, naming the field.
+func checkValue(value []byte, field string) error {
+	var le *rows.LimitError
+	if err := rows.CheckValue(value); !errors.As(err, &le) {
+		return nil
+	}
+	path := field
+	if le.Path != "" {
+		path += "." + le.Path
+	}
+	return fabricerr.New(http.StatusBadRequest, EventValueNotSupported,
+		"%s %s; an event that becomes a table row must nest objects and arrays at most %d levels deep and name its members with no control characters, not empty or blank, so that Delta readers can read the table",
+		path, le.Reason, rows.MaxDepth).
+		WithDetails(fabricerr.Detail{ErrorCode: EventValueNotSupported, Message: path})
+}
+
+// payload turns a JSON value into record bytes: strings as their text,
+// null as nil, anything else compacted.
+func payload(raw json.RawMessage) []byte {
+	switch firstByte(raw) {
+	case 'n':
+		return nil
+	case '"':
+		if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 {
+			return inner // no escapes: the text is the bytes
+		}
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		return []byte(s)
+	}
+	if !bytes.ContainsAny(raw, " \t\r\n") {
+		return raw // already compact
+	}
+	var b bytes.Buffer
+	_ = json.Compact(&b, raw)
+	return b.Bytes()
+}
+
+// parseHeaders accepts {"name": "value", …} (order kept) or
+// [{"key": "name", "value": "value"|null}, …] (repeats allowed).
+func parseHeaders(raw json.RawMessage, field string) ([]kgo.RecordHeader, error) {
+	var out []kgo.RecordHeader
+	switch firstByte(raw) {
+	case '[':
+		var list []struct {
+			Key   *string `json:"key"`
+			Value *string `json:"value"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&list); err != nil {
+			return nil, fabricerr.BadParameter(field, "want [{\"key\": string, \"value\": string|null}]: %s", describeJSON(err))
+		}
+		for i, h := range list {
+			if h.Key == nil {
+				return nil, fabricerr.BadParameter(fmt.Sprintf("%s[%d].key", field, i), "is required")
+			}
+			hd := kgo.RecordHeader{Key: *h.Key}
+			if h.Value != nil {
+				hd.Value = []byte(*h.Value)
+			}
+			out = append(out, hd)
+		}
+	case '{':
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		_, _ = dec.Token() // {
+		for dec.More() {
+			k, _ := dec.Token()
+			v, err := dec.Token()
+			if err != nil {
+				return nil, fabricerr.BadParameter(field, "%v", err)
+			}
+			switch v := v.(type) {
+			case string:
+				out = append(out, kgo.RecordHeader{Key: k.(string), Value: []byte(v)})
+			case nil:
+				out = append(out, kgo.RecordHeader{Key: k.(string)})
+			default:
+				return nil, fabricerr.BadParameter(field+"."+k.(string), "a header value must be a string or null")
+			}
+		}
+	default:
+		return nil, fabricerr.BadParameter(field, "want an object of strings or a list of {key, value}, got %s", kindOf(firstByte(raw)))
+	}
+	return out, nil
+}
+
+// parseTimestamp accepts RFC 3339 text or epoch milliseconds.
+func parseTimestamp(raw json.RawMessage) (time.Time, error) {
+	if firstByte(raw) == '"' {
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return t, fmt.Errorf("want RFC 3339 text or epoch milliseconds, got %q", s)
+		}
+		return t, nil
+	}
+	ms, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("want RFC 3339 text or integer epoch milliseconds, got %s", raw)
+	}
+	return time.UnixMilli(ms), nil
+}
+
+func firstByte(raw []byte) byte {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return 0
+	}
+	return raw[0]
+}
+
+func kindOf(b byte) string {
+	switch b {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}

@@ -1,0 +1,120 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/fabrictest/fabrictest/emulator/internal/store"
+)
+
+// routes registers every route. Paths follow Fabric's /v1 surface; the
+// emulator-native routes are those of DESIGN.md.
+func (a *API) routes() {
+	// Control plane, no token (the token route is loopback-only).
+	a.handle("POST /_emulator/token", false, a.mintToken)
+	a.handle("GET /_emulator/health", false, a.health)
+	a.handle("POST /_emulator/kafka-endpoint", false, a.advertiseEndpoint)
+
+	a.handle("POST /v1/workspaces", true, a.createWorkspace)
+	a.handle("GET /v1/workspaces", true, a.listWorkspaces)
+	a.handle("GET /v1/workspaces/{ws}", true, a.getWorkspace)
+	a.handle("PATCH /v1/workspaces/{ws}", true, a.updateWorkspace)
+	a.handle("DELETE /v1/workspaces/{ws}", true, a.deleteWorkspace)
+
+	a.handle("POST /v1/workspaces/{ws}/roleAssignments", true, a.addRole)
+	a.handle("GET /v1/workspaces/{ws}/roleAssignments", true, a.listRoles)
+	a.handle("GET /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.getRole)
+	a.handle("PATCH /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.updateRole)
+	a.handle("DELETE /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.deleteRole)
+	a.handle("GET /v1/workspaces/{ws}/folders", true, a.listFolders)
+
+	a.handle("POST /v1/workspaces/{ws}/items", true, a.lro(store.RoleContributor, a.createItem("")))
+	a.handle("GET /v1/workspaces/{ws}/items", true, a.listItems(""))
+	a.handle("GET /v1/workspaces/{ws}/items/{id}", true, a.getItem(""))
+	a.handle("PATCH /v1/workspaces/{ws}/items/{id}", true, a.updateItem(""))
+	a.handle("DELETE /v1/workspaces/{ws}/items/{id}", true, a.deleteItem(""))
+
+	for collection, typ := range typedCollections {
+		base := "/v1/workspaces/{ws}/" + collection
+		a.handle("POST "+base, true, a.lro(store.RoleContributor, a.createItem(typ)))
+		a.handle("GET "+base, true, a.listItems(typ))
+		a.handle("GET "+base+"/{id}", true, a.getItem(typ))
+		a.handle("PATCH "+base+"/{id}", true, a.updateItem(typ))
+		a.handle("DELETE "+base+"/{id}", true, a.deleteItem(typ))
+	}
+
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/events", true, a.produce)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, a.bind)
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, a.listDestinations)
+	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, a.unbindAll)
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}", true, a.getDestination)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/getDefinition", true, a.lro(store.RoleContributor, a.getDefinition(TypeEventstream)))
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/updateDefinition", true, a.lro(store.RoleContributor, a.updateDefinition(TypeEventstream)))
+	a.handle("POST /v1/workspaces/{ws}/items/{id}/getDefinition", true, a.lro(store.RoleContributor, a.getDefinition("")))
+	a.handle("POST /v1/workspaces/{ws}/items/{id}/updateDefinition", true, a.lro(store.RoleContributor, a.updateDefinition("")))
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/topology", true, a.getTopology)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/pause", true, a.pauseEventstream)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/resume", true, a.resumeEventstream)
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}", true, a.getSource)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/pause", true, a.pauseSource)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/resume", true, a.resumeSource)
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/connection", true, a.getConnection("sources"))
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/connection", true, a.getConnection("destinations"))
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/connection/regenerateKeys", true, a.regenerateKeys("sources"))
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/connection/regenerateKeys", true, a.regenerateKeys("destinations"))
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/pause", true, a.pauseDestination)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/resume", true, a.resumeDestination)
+	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}", true, a.unbind)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/operators", true, a.setOperators)
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/operators", true, a.getOperators)
+	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/operators", true, a.deleteOperators)
+	a.handle("GET /v1/workspaces/{ws}/lakehouses/{id}/tables", true, a.listTables)
+
+	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/{jobType}/instances", true, a.runJob)
+	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/instances", true, a.runJob)
+	a.handle("GET /v1/workspaces/{ws}/items/{id}/jobs/instances", true, a.listJobs)
+	a.handle("GET /v1/workspaces/{ws}/items/{id}/jobs/instances/{job}", true, a.getJob)
+	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/instances/{job}/cancel", true, a.cancelJob)
+
+	a.handle("POST /v1/workspaces/{ws}/reflexes/{id}/triggers", true, a.createTrigger)
+	a.handle("GET /v1/workspaces/{ws}/reflexes/{id}/triggers", true, a.listTriggers)
+	a.handle("GET /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, a.getTrigger)
+	a.handle("PATCH /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, a.updateTrigger)
+	a.handle("DELETE /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, a.deleteTrigger)
+
+	// Long-running operations; the spec's examples write the un-versioned form.
+	for _, base := range []string{"/v1/operations/{op}", "/operations/{op}"} {
+		a.handle("GET "+base, true, a.getOperation)
+		a.handle("GET "+base+"/result", true, a.getOperationResult)
+	}
+
+	// The emulator's registry of the Kafka clusters Kafka-protocol sources name.
+	a.handle("PUT /v1/_emulator/connections/{connectionId}", true, a.putConnection)
+	a.handle("GET /v1/_emulator/connections/{connectionId}", true, a.getDataConnection)
+	a.handle("GET /v1/_emulator/connections", true, a.listDataConnections)
+	a.handle("DELETE /v1/_emulator/connections/{connectionId}", true, a.deleteConnection)
+
+	a.handle("GET /v1/eventstreams/{id}/sources/{ds}", true, a.resolve)
+	a.handle("GET /v1/eventstreams/{id}/sources/{ds}/events", true, a.waiting(MaxTimeout, a.consume))
+}
+
+// typedCollections maps a typed route's collection to its item type.
+var typedCollections = map[string]string{
+	"eventstreams": TypeEventstream,
+	"lakehouses":   TypeLakehouse,
+	"eventhouses":  TypeEventhouse,
+	"kqlDatabases": TypeKQLDatabase,
+	"reflexes":     TypeReflex,
+}
+
+// waiting serves fn, which may wait up to wait before it answers, with its
+// write deadline pushed out by wait beyond the server's write timeout.
+func (a *API) waiting(wait time.Duration, fn endpoint) endpoint {
+	return func(c *call) error {
+		if a.cfg.WriteTimeout > 0 {
+			// Not every ResponseWriter has deadlines (httptest's has none).
+			_ = http.NewResponseController(c.w).SetWriteDeadline(time.Now().Add(a.cfg.WriteTimeout + wait))
+		}
+		return fn(c)
+	}
+}

@@ -1,0 +1,70 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/fabrictest/fabrictest/emulator/eventhouse"
+	"github.com/fabrictest/fabrictest/emulator/rows"
+	"github.com/fabrictest/fabrictest/emulator/internal/store"
+)
+
+// eventhouseSpec is what an Eventhouse destination stores beside its table.
+type eventhouseSpec struct {
+	Database string `json:"database"`
+}
+
+// eventhouseWriter ingests each batch with .create-merge and .ingest inline
+// through azure-kusto-go, tagged "<destination>/<seq>" with ingestIfNotExists
+// so a batch written again after a failure or a crash lands once.
+type eventhouseWriter struct {
+	a    *API
+	dest store.Destination
+	db   string
+}
+
+func (w *eventhouseWriter) write(ctx context.Context, seq int64, out []outRow) error {
+	if len(out) == 0 {
+		return nil
+	}
+	client, err := w.a.kusto()
+	if err != nil {
+		return err
+	}
+	batch := make([]rows.Row, len(out))
+	for i, r := range out {
+		batch[i] = r.Row
+	}
+	if err := client.Ingest(ctx, w.db, w.dest.Target, batch, fmt.Sprintf("%s/%d", w.dest.ID, seq)); err != nil {
+		return fmt.Errorf("ingest into %s.%s at %s: %w", w.db, w.dest.Target, w.a.cfg.KQLURL, err)
+	}
+	return nil
+}
+
+// kusto returns the shared client of the --kql-url engine.
+func (a *API) kusto() (*eventhouse.Client, error) {
+	if a.cfg.KQLURL == "" {
+		return nil, fmt.Errorf("no Kusto engine is attached: start the emulator with --kql-url <engine URL> (or FABRIC_KQL_URL); the events stay in Kafka until then")
+	}
+	a.kustoOnce.Do(func() {
+		a.kustoClient, a.kustoErr = eventhouse.New(a.cfg.KQLURL, eventhouse.WithTrustedHost())
+	})
+	return a.kustoClient, a.kustoErr
+}
+
+func init() {
+	writers["Eventhouse"] = func(a *API, d store.Destination) (rowWriter, error) {
+		var spec eventhouseSpec
+		_ = json.Unmarshal(d.Spec, &spec)
+		return &eventhouseWriter{a: a, dest: d, db: spec.Database}, nil
+	}
+}
+
+// kustoState is the API's lazily made Kusto client.
+type kustoState struct {
+	kustoOnce   sync.Once
+	kustoClient *eventhouse.Client
+	kustoErr    error
+}

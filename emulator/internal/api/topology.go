@@ -1,0 +1,590 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/store"
+)
+
+// The topology API: the Eventstream's sources, streams, operators and
+// destinations with their runtime status, and pause / resume.
+
+// EventstreamSourcePaused answers a produce into a paused source: 409, the
+// request is valid but conflicts with the source's state (resume it, or
+// retry later), as opposed to a 400 for a request that can never succeed.
+const EventstreamSourcePaused = "EventstreamSourcePaused"
+
+// Runtime statuses (Fabric's NodeStatus).
+const (
+	statusRunning = "Running"
+	statusPaused  = "Paused"
+	statusFailed  = "Failed"
+	statusUnknown = "Unknown"
+)
+
+// fabricDestinationType is the topology's name of a binding's type.
+func fabricDestinationType(t string) string {
+	if t == "Reflex" {
+		return "Activator"
+	}
+	return t
+}
+
+// destinationNode renders a binding the native routes made as a Fabric
+// destination node.
+func destinationNode(d store.Destination, input string) map[string]any {
+	props := map[string]any{"workspaceId": d.WorkspaceID, "itemId": d.ItemID}
+	switch d.Type {
+	case "Lakehouse":
+		props["deltaTable"] = d.Target
+	case "Eventhouse":
+		props["dataIngestionMode"], props["databaseName"], props["tableName"] = "ProcessedIngestion", specOf(d).Database, d.Target
+	}
+	name := specOf(d).Name
+	if name == "" {
+		name = fabricDestinationType(d.Type) + "-" + firstNonEmpty(d.Target, d.ItemID)
+	}
+	return map[string]any{"id": d.ID, "name": name, "type": fabricDestinationType(d.Type), "properties": props,
+		"inputNodes": []any{map[string]any{"name": input}}}
+}
+
+// status of a binding: Paused, Failed (with the drain's error), Running,
+// or Unknown when nothing delivers (no broker).
+func (a *API) destinationStatus(d store.Destination, paused []string) (string, error) {
+	if slices.Contains(paused, d.ID) {
+		return statusPaused, nil
+	}
+	st, ok := a.drainStatus(d.ID)
+	switch {
+	case !ok:
+		return statusUnknown, nil
+	case st.Err != nil:
+		return statusFailed, st.Err
+	}
+	return statusRunning, nil
+}
+
+func (a *API) withStatus(n map[string]any, status string, err error) map[string]any {
+	out := make(map[string]any, len(n)+2)
+	for k, v := range n {
+		out[k] = v
+	}
+	out["status"] = status
+	if err != nil {
+		code := "DestinationFailed"
+		var coded interface{ ErrorCode() string }
+		if errors.As(err, &coded) {
+			code = coded.ErrorCode()
+		}
+		out["error"] = map[string]any{"errorCode": code, "errorMessage": a.scrub(err.Error())}
+	}
+	return out
+}
+
+// renderTopology renders es's topology: the stored definition's nodes (with
+// ids) that still exist, the native bindings, and with status the runtime
+// state of sources and destinations.
+func (a *API) renderTopology(ctx context.Context, es store.Item, status bool) (map[string]any, error) {
+	props := streamsOf(es)
+	var t *topology
+	if props.Definition != nil {
+		var err error
+		if t, err = parseTopology(props.Definition.Topology); err != nil {
+			return nil, err
+		}
+	}
+	dests, err := a.cfg.Store.ListDestinations(ctx, es.ID)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]store.Destination{}
+	for _, d := range dests {
+		byID[d.ID] = d
+	}
+	out := map[string]any{"compatibilityLevel": "1.0"}
+	var sources, streams, operators, destinations []any
+	seen := map[string]bool{}
+	input := ""
+	if len(props.Streams) > 0 {
+		input = props.Streams[0].Name
+	}
+	if t != nil {
+		if cl, ok := t.Field("compatibilityLevel"); ok {
+			out["compatibilityLevel"] = cl
+		}
+		for _, n := range t.Sources {
+			st, serr := a.sourceStatus(es, n)
+			sources = append(sources, a.maybeStatus(n.Raw, status, st, serr))
+		}
+		for _, n := range t.Streams {
+			streams = append(streams, n.Raw)
+		}
+		for _, n := range t.Operators {
+			operators = append(operators, n.Raw)
+		}
+		for _, n := range t.Destinations {
+			if n.Is("CustomEndpoint") {
+				st := statusRunning
+				if slices.Contains(props.Paused, n.ID()) {
+					st = statusPaused
+				}
+				destinations = append(destinations, a.maybeStatus(n.Raw, status, st, nil))
+				continue
+			}
+			d, ok := byID[n.ID()]
+			if !ok {
+				continue // unbound since
+			}
+			seen[d.ID] = true
+			st, derr := a.destinationStatus(d, props.Paused)
+			destinations = append(destinations, a.maybeStatus(n.Raw, status, st, derr))
+		}
+	} else {
+		for _, s := range props.Streams {
+			streams = append(streams, map[string]any{"id": s.ID, "name": s.Name, "type": s.Type, "properties": map[string]any{}, "inputNodes": []any{}})
+		}
+		// The native operator chain, each reading the one before.
+		var chain []map[string]any
+		_ = json.Unmarshal(props.Operators, &chain)
+		for i, op := range chain {
+			typ, _ := op["type"].(string)
+			name, _ := op["name"].(string)
+			if name == "" {
+				name = fmt.Sprintf("%s%d", typ, i+1)
+			}
+			rest := map[string]any{}
+			for k, v := range op {
+				if k != "type" && k != "name" {
+					rest[k] = v
+				}
+			}
+			operators = append(operators, map[string]any{"name": name, "type": typ, "properties": rest, "inputNodes": []any{map[string]any{"name": input}}})
+			input = name
+		}
+	}
+	for _, d := range dests {
+		if seen[d.ID] || internal(d) {
+			continue
+		}
+		st, derr := a.destinationStatus(d, props.Paused)
+		destinations = append(destinations, a.maybeStatus(destinationNode(d, input), status, st, derr))
+	}
+	for k, v := range map[string][]any{"sources": sources, "streams": streams, "operators": operators, "destinations": destinations} {
+		if v == nil {
+			v = []any{}
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+func (a *API) maybeStatus(n map[string]any, status bool, st string, err error) map[string]any {
+	if !status {
+		return n
+	}
+	return a.withStatus(n, st, err)
+}
+
+// getTopology serves GET …/eventstreams/{id}/topology.
+func (a *API) getTopology(c *call) error {
+	es, err := a.item(c, TypeEventstream, store.RoleViewer)
+	if err != nil {
+		return err
+	}
+	t, err := a.renderTopology(c.r.Context(), es, true)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, t)
+}
+
+// topologyNode finds the {ds} source or {dest} destination in the rendered topology.
+func (a *API) topologyNode(c *call, es store.Item, list, id, what string) (map[string]any, error) {
+	t, err := a.renderTopology(c.r.Context(), es, true)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range t[list].([]any) {
+		m := n.(map[string]any)
+		if s, _ := m["id"].(string); strings.EqualFold(s, id) {
+			return m, nil
+		}
+	}
+	return nil, fabricerr.NotFound(fabricerr.EntityNotFound, what, id)
+}
+
+// getSource serves GET …/eventstreams/{id}/sources/{ds}.
+func (a *API) getSource(c *call) error {
+	es, err := a.item(c, TypeEventstream, store.RoleViewer)
+	if err != nil {
+		return err
+	}
+	n, err := a.topologyNode(c, es, "sources", c.r.PathValue("ds"), "Source")
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, n)
+}
+
+// getDestination serves GET …/eventstreams/{id}/destinations/{dest}:
+// Fabric's DestinationResponse; a binding adds the emulator's view
+// (workspaceId, itemId, table, database, delivery) beside it.
+func (a *API) getDestination(c *call) error {
+	es, err := a.item(c, TypeEventstream, store.RoleViewer)
+	if err != nil {
+		return err
+	}
+	id := c.r.PathValue("dest")
+	n, err := a.topologyNode(c, es, "destinations", id, "Destination")
+	if err != nil {
+		if d, derr := a.cfg.Store.GetDestination(c.r.Context(), id); derr != nil || d.EventstreamID != es.ID || internal(d) {
+			return fabricerr.NotFound("DestinationNotFound", "Destination", id)
+		}
+		return err
+	}
+	if d, err := a.cfg.Store.GetDestination(c.r.Context(), id); err == nil && d.EventstreamID == es.ID {
+		r := a.renderDestination(d)
+		n["workspaceId"], n["itemId"] = r.WorkspaceID, r.ItemID
+		if r.Table != "" {
+			n["table"] = r.Table
+		}
+		if r.Database != "" {
+			n["database"] = r.Database
+		}
+		if r.Delivery != nil {
+			n["delivery"] = r.Delivery
+		}
+	}
+	return c.JSON(http.StatusOK, n)
+}
+
+// ---- pause / resume ----
+
+type startRequest struct {
+	StartType           string `json:"startType"`
+	CustomStartDateTime string `json:"customStartDateTime"`
+	at                  time.Time
+}
+
+func (a *API) readStart(c *call) (startRequest, error) {
+	var s startRequest
+	if err := a.decode(c, &s); err != nil {
+		return s, err
+	}
+	for _, t := range []string{"Now", "WhenLastStopped", "CustomTime"} {
+		if strings.EqualFold(s.StartType, t) {
+			s.StartType = t
+		}
+	}
+	switch s.StartType {
+	case "Now", "WhenLastStopped":
+	case "CustomTime":
+		t, err := time.Parse(time.RFC3339, s.CustomStartDateTime)
+		if err != nil {
+			return s, fabricerr.BadParameter("customStartDateTime", "startType CustomTime needs an RFC 3339 time such as 2026-01-02T15:04:05Z, got %q", s.CustomStartDateTime)
+		}
+		s.at = t
+	default:
+		return s, fabricerr.BadParameter("startType", "%q is not one of Now, WhenLastStopped, CustomTime", s.StartType)
+	}
+	return s, nil
+}
+
+// setPaused adds (pause) or removes ids from es's paused set and stores it.
+func (a *API) setPaused(ctx context.Context, es *store.Item, pause bool, ids ...string) error {
+	props := streamsOf(*es)
+	for _, id := range ids {
+		id = strings.ToLower(id)
+		props.Paused = slices.DeleteFunc(props.Paused, func(p string) bool { return p == id })
+		if pause {
+			props.Paused = append(props.Paused, id)
+		}
+	}
+	es.Properties, _ = json.Marshal(props)
+	if err := a.cfg.Store.UpdateItem(ctx, *es); err != nil {
+		return err
+	}
+	a.syncSources(es.ID) // SampleData and Kafka sources stop or start with it
+	// Kafka clients of paused custom endpoints are cut off, and refused until resumed.
+	if pause {
+		a.revokeSessions(ids...)
+	}
+	return nil
+}
+
+// customEndpointIDs returns the ids of es's definition nodes of type
+// CustomEndpoint: sources ("sources") or destinations ("destinations").
+func customEndpointIDs(es store.Item, list string) []string {
+	return definitionNodeIDs(es, list, func(n *node) bool { return n.Is("CustomEndpoint") })
+}
+
+// definitionNodeIDs returns the lower-case ids of the nodes of es's
+// definition in list ("sources" or "destinations") that keep accepts (all
+// when keep is nil).
+func definitionNodeIDs(es store.Item, list string, keep func(*node) bool) []string {
+	props := streamsOf(es)
+	if props.Definition == nil {
+		return nil
+	}
+	t, err := parseTopology(props.Definition.Topology)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, n := range *t.List(strings.TrimSuffix(list, "s")) {
+		if n.ID() != "" && (keep == nil || keep(n)) {
+			out = append(out, strings.ToLower(n.ID()))
+		}
+	}
+	return out
+}
+
+// pauseEventstream serves POST …/eventstreams/{id}/pause: every source,
+// destination and DerivedStream (its internal binding) pauses, and the
+// DefaultStream refuses produce.
+func (a *API) pauseEventstream(c *call) error {
+	es, err := a.item(c, TypeEventstream, store.RoleContributor)
+	if err != nil {
+		return err
+	}
+	dests, err := a.cfg.Store.ListDestinations(c.r.Context(), es.ID)
+	if err != nil {
+		return err
+	}
+	ids := append(customEndpointIDs(es, "sources"), customEndpointIDs(es, "destinations")...)
+	for _, s := range streamsOf(es).Streams {
+		ids = append(ids, s.ID)
+	}
+	for _, d := range dests {
+		ids = append(ids, d.ID)
+	}
+	if err := a.setPaused(c.r.Context(), &es, true, ids...); err != nil {
+		return err
+	}
+	for _, d := range dests {
+		if err := a.stopDrain(d.ID); err != nil {
+			return err
+		}
+	}
+	c.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// resumeEventstream serves POST …/eventstreams/{id}/resume: everything
+// paused resumes, destinations from where startType says.
+func (a *API) resumeEventstream(c *call) error {
+	es, err := a.item(c, TypeEventstream, store.RoleContributor)
+	if err != nil {
+		return err
+	}
+	st, err := a.readStart(c)
+	if err != nil {
+		return err
+	}
+	dests, err := a.cfg.Store.ListDestinations(c.r.Context(), es.ID)
+	if err != nil {
+		return err
+	}
+	var resumed []store.Destination
+	for _, d := range dests {
+		if slices.Contains(streamsOf(es).Paused, d.ID) || a.startFailed(d.ID) {
+			resumed = append(resumed, d)
+		}
+	}
+	if err := a.setPaused(c.r.Context(), &es, false, streamsOf(es).Paused...); err != nil {
+		return err
+	}
+	for _, d := range resumed {
+		if err := a.resumeDrain(c.r.Context(), es, d, st); err != nil {
+			return err
+		}
+	}
+	c.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// sourceID checks that {ds} is a source of the call's Eventstream.
+func (a *API) sourceID(c *call, min store.Role) (store.Item, string, error) {
+	es, err := a.item(c, TypeEventstream, min)
+	if err != nil {
+		return es, "", err
+	}
+	id := strings.ToLower(c.r.PathValue("ds"))
+	if !slices.Contains(sourceNodeIDs(es), id) {
+		return es, "", fabricerr.NotFound(fabricerr.EntityNotFound, "Source", id)
+	}
+	return es, id, nil
+}
+
+func (a *API) pauseSource(c *call) error {
+	es, id, err := a.sourceID(c, store.RoleContributor)
+	if err != nil {
+		return err
+	}
+	if err := a.setPaused(c.r.Context(), &es, true, id); err != nil {
+		return err
+	}
+	c.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// resumeSource: a CustomEndpoint source buffers nothing while paused (its
+// producers are refused), so every startType just reopens it.
+func (a *API) resumeSource(c *call) error {
+	es, id, err := a.sourceID(c, store.RoleContributor)
+	if err != nil {
+		return err
+	}
+	if _, err := a.readStart(c); err != nil {
+		return err
+	}
+	if err := a.setPaused(c.r.Context(), &es, false, id); err != nil {
+		return err
+	}
+	c.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// destinationNodeID finds {dest}: a binding, or a CustomEndpoint destination.
+func (a *API) destinationNodeID(c *call) (store.Item, *store.Destination, string, error) {
+	es, err := a.item(c, TypeEventstream, store.RoleContributor)
+	if err != nil {
+		return es, nil, "", err
+	}
+	id := strings.ToLower(c.r.PathValue("dest"))
+	if d, err := a.cfg.Store.GetDestination(c.r.Context(), id); err == nil && d.EventstreamID == es.ID && !internal(d) {
+		return es, &d, id, nil
+	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return es, nil, "", err
+	}
+	if slices.Contains(customEndpointIDs(es, "destinations"), id) {
+		return es, nil, id, nil
+	}
+	return es, nil, "", fabricerr.NotFound("DestinationNotFound", "Destination", id)
+}
+
+// pauseDestination: the drain stops; events stay in Kafka.
+func (a *API) pauseDestination(c *call) error {
+	es, d, id, err := a.destinationNodeID(c)
+	if err != nil {
+		return err
+	}
+	if err := a.setPaused(c.r.Context(), &es, true, id); err != nil {
+		return err
+	}
+	if d != nil {
+		if err := a.stopDrain(d.ID); err != nil {
+			return err
+		}
+	}
+	c.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (a *API) resumeDestination(c *call) error {
+	es, d, id, err := a.destinationNodeID(c)
+	if err != nil {
+		return err
+	}
+	st, err := a.readStart(c)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(streamsOf(es).Paused, id) {
+		if d != nil && a.startFailed(d.ID) { // Failed to start: try again
+			if err := a.resumeDrain(c.r.Context(), es, *d, st); err != nil {
+				return err
+			}
+		}
+		c.w.WriteHeader(http.StatusOK) // running: nothing to resume
+		return nil
+	}
+	if err := a.setPaused(c.r.Context(), &es, false, id); err != nil {
+		return err
+	}
+	if d != nil {
+		if err := a.resumeDrain(c.r.Context(), es, *d, st); err != nil {
+			return err
+		}
+	}
+	c.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// resumeDrain restarts a paused destination's drain. WhenLastStopped reads
+// on from its journal; Now and CustomTime move the journal's offsets (and
+// the drain's group) to the topic's end or to the first offsets at or after
+// the time. Moving drops the operators' open windows.
+func (a *API) resumeDrain(ctx context.Context, es store.Item, d store.Destination, st startRequest) error {
+	if !a.cfg.Broker.Enabled() {
+		return nil
+	}
+	streams := streamsOf(es).Streams
+	if st.StartType != "WhenLastStopped" && len(streams) > 0 {
+		topic := streams[0].Topic
+		if err := a.cfg.Broker.EnsureTopic(ctx, topic); err != nil {
+			return kafkaError(err)
+		}
+		var offs map[int32]int64
+		var err error
+		if st.StartType == "Now" {
+			offs, err = a.cfg.Broker.EndOffsets(ctx, topic)
+		} else {
+			offs, err = a.cfg.Broker.OffsetsAfter(ctx, topic, st.at)
+		}
+		if err != nil {
+			return kafkaError(err)
+		}
+		j, err := a.cfg.Store.GetJournal(ctx, d.ID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		// A batch still pending is from before the new start: it goes too.
+		j.DestinationID, j.Offsets, j.State, j.Pending = d.ID, offs, nil, nil
+		if err := a.cfg.Store.PutJournal(ctx, j); err != nil {
+			return err
+		}
+		if err := a.cfg.Broker.CommitGroupOffsets(ctx, drainGroup(d.ID), topic, offs); err != nil {
+			return kafkaError(err)
+		}
+	}
+	return a.startDrain(ctx, d)
+}
+
+// sourcePaused reports whether a produce addressed to ds (a stream id or a
+// CustomEndpoint source id) must be refused: the source is paused, the
+// whole Eventstream is, or every CustomEndpoint source feeding the stream is.
+func sourcePaused(es store.Item, ds string, streamID string) bool {
+	props := streamsOf(es)
+	if len(props.Paused) == 0 {
+		return false
+	}
+	ds = strings.ToLower(ds)
+	if slices.Contains(props.Paused, ds) || slices.Contains(props.Paused, strings.ToLower(streamID)) {
+		return true
+	}
+	if !strings.EqualFold(ds, streamID) {
+		return false
+	}
+	srcs := customEndpointIDs(es, "sources")
+	for _, s := range srcs {
+		if !slices.Contains(props.Paused, s) {
+			return false
+		}
+	}
+	return len(srcs) > 0
+}
+
+func pausedError(es store.Item, ds string) error {
+	return fabricerr.New(http.StatusConflict, EventstreamSourcePaused,
+		"source %s of Eventstream %s is paused; POST …/eventstreams/%s/sources/{sourceId}/resume (or …/eventstreams/%s/resume) with {\"startType\": \"Now\"} to accept events again",
+		ds, es.ID, es.ID, es.ID).WithResource(ds, "Source")
+}
