@@ -10,26 +10,22 @@ package emulator_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/url"
-	"os/exec"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/fabrictest/fabrictest/internal/testclients"
 )
 
-const (
-	wireEventCount  = 1000
-	wirePython      = "/usr/bin/python3"
-	wireInstallHint = "install the wire-test clients with `bash scripts/install-test-deps.sh` (make test-deps)"
-	wireStepTimeout = 20 * time.Second
-)
+// wireEventCount is how many events one HTTP produce call sends.
+const wireEventCount = 1000
 
 // wireHeader is one Kafka header; a nil Value is a null header value.
 type wireHeader struct {
@@ -81,58 +77,6 @@ func showHeaders(hs []wireHeader) string {
 	}
 	buf.WriteByte(']')
 	return buf.String()
-}
-
-// wireRequireKcat fails the test unless kcat is on PATH and runs.
-func wireRequireKcat(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("kcat")
-	if err != nil {
-		t.Fatalf("kcat not found on PATH (%v): %s", err, wireInstallHint)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	if out, err := exec.CommandContext(ctx, path, "-V").CombinedOutput(); err != nil {
-		t.Fatalf("kcat -V: %v: %s: %s", err, out, wireInstallHint)
-	}
-	return path
-}
-
-// wireRequireKafkaPython fails the test unless /usr/bin/python3 imports kafka.
-func wireRequireKafkaPython(t *testing.T) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, wirePython, "-c", "import kafka; print(kafka.__version__)").CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s with the kafka module (kafka-python) is required: %v: %s: %s", wirePython, err, bytes.TrimSpace(out), wireInstallHint)
-	}
-	t.Logf("kafka-python %s", bytes.TrimSpace(out))
-}
-
-// wireRun runs a client subprocess, bounded, and returns its stdout; it
-// fails the test with the client's stderr on any error.
-func wireRun(t *testing.T, stdin []byte, name string, args ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), wireStepTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.WaitDelay = 2 * time.Second
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("%s did not finish within %v; stderr: %s", name, wireStepTimeout, stderr.Bytes())
-	}
-	if err != nil {
-		t.Fatalf("%s: %v; stderr: %s", name, err, stderr.Bytes())
-	}
-	t.Logf("%s ran in %v (%d bytes out)", name, time.Since(start).Round(time.Millisecond), stdout.Len())
-	return stdout.Bytes()
 }
 
 // wireSource creates an Eventstream and resolves it as a notebook would.
@@ -520,17 +464,17 @@ func parseKcatRaw(t *testing.T, out []byte) []wireGot {
 // read by kcat (librdkafka) from the resolved bootstrap servers and topic,
 // all partitions, with identical key and value bytes, headers and timestamps.
 func TestWireKcatReadsHTTPProduce(t *testing.T) {
-	kcat := wireRequireKcat(t)
+	kcat := testclients.Kcat(t)
 	e := startEnv(t)
 	s := wireNewSource(e)
 	want, pos, from, to := wireProduceHTTP(t, s)
 	base := []string{"-C", "-b", s.bootstrap, "-t", s.topic, "-o", "beginning", "-e", "-q"}
 
 	// Raw bytes with lengths: exact for any byte, null distinct from empty.
-	raw := parseKcatRaw(t, wireRun(t, nil, kcat, append(base, "-f", kcatRawFormat)...))
+	raw := parseKcatRaw(t, testclients.Run(t, nil, kcat, append(base, "-f", kcatRawFormat)...))
 	// Headers only appear unambiguously (null values, separators) in -J.
 	var js []wireGot
-	sc := bufio.NewScanner(bytes.NewReader(wireRun(t, nil, kcat, append(base, "-J")...)))
+	sc := bufio.NewScanner(bytes.NewReader(testclients.Run(t, nil, kcat, append(base, "-J")...)))
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
 		var m kcatJSON
@@ -628,7 +572,7 @@ json.dump({"version": __import__("kafka").__version__, "records": out}, sys.stdo
 // with arbitrary binary keys, values and header values (not UTF-8) to the
 // resolved topic; the consume route returns them with identical bytes.
 func TestWireKafkaPythonProduceReadByConsumeRoute(t *testing.T) {
-	wireRequireKafkaPython(t)
+	py := testclients.KafkaPython(t)
 	e := startEnv(t)
 	s := wireNewSource(e)
 
@@ -721,7 +665,7 @@ func TestWireKafkaPythonProduceReadByConsumeRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out := wireRun(t, spec, wirePython, "-c", wirePythonProducer)
+	out := testclients.Run(t, spec, py, "-c", wirePythonProducer)
 	var ans struct {
 		Version string `json:"version"`
 		Records []struct {
