@@ -15,6 +15,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator"
 	"github.com/fabrictest/fabrictest/emulator/delta"
+	"github.com/fabrictest/fabrictest/internal/testclients"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -67,10 +68,9 @@ type deltaRSView struct {
 // project's venv (scripts/install-python-deps.sh; FABRICTEST_PYTHON overrides).
 func deltaRS(t *testing.T, dir string) deltaRSView {
 	t.Helper()
-	py := os.Getenv("FABRICTEST_PYTHON")
-	if py == "" {
-		wd, _ := os.Getwd()
-		py = filepath.Join(filepath.Dir(wd), ".cache", "venv", "bin", "python")
+	py, err := testclients.DeltaPython()
+	if err != nil {
+		t.Fatalf("delta-rs: %v", err)
 	}
 	// os._exit skips interpreter teardown, where deltalake's native threads
 	// now and then abort the process after the answer is out.

@@ -6,12 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"os/exec"
-	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/fabrictest/fabrictest/internal/testclients"
 )
 
 // deltaRSView is what delta-rs, a Delta reader nobody here wrote, finds in a
@@ -43,12 +43,8 @@ os._exit(0)`
 // witness never skips its independent reader.
 func deltaRS(ctx context.Context, dir string) deltaRSView {
 	GinkgoHelper()
-	py := os.Getenv("FABRICTEST_PYTHON")
-	if py == "" {
-		wd, err := os.Getwd()
-		Expect(err).NotTo(HaveOccurred())
-		py = filepath.Join(filepath.Dir(wd), ".cache", "venv", "bin", "python")
-	}
+	py, err := testclients.DeltaPython()
+	Expect(err).NotTo(HaveOccurred())
 	out, err := exec.CommandContext(ctx, py, "-c", deltaRSScript, dir).Output()
 	var stderr []byte
 	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
