@@ -18,6 +18,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/fabrictest"
 )
 
 // derivedTopology: a CustomEndpoint source into the DefaultStream "main",
@@ -87,15 +88,7 @@ func (f derivedFixture) produceTemps(temps ...int) {
 
 // derivedRecord is a record of the derived topic, as the consume route
 // answers it.
-type derivedRecord struct {
-	Value     []byte `json:"value"`
-	Partition int32  `json:"partition"`
-	Offset    int64  `json:"offset"`
-	Headers   []struct {
-		Key   string `json:"key"`
-		Value []byte `json:"value"`
-	} `json:"headers"`
-}
+type derivedRecord struct{ fabrictest.Record }
 
 func (r derivedRecord) temp(t *testing.T) int {
 	t.Helper()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator"
+	"github.com/fabrictest/fabrictest/fabrictest"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -30,15 +31,14 @@ func newStream(e *testEnv) stream {
 		reads:   "/v1/eventstreams/" + id + "/sources/" + ds + "/events"}
 }
 
+// record is a record of the consume route; its headers are fabrictest's.
 type record struct {
 	Key, Value []byte
 	Partition  int32
 	Offset     int64
-	Timestamp  string
-	Headers    []struct {
-		Key   string
-		Value []byte
-	}
+	// Timestamp stays the route's text: the tests check its format.
+	Timestamp string
+	Headers   []fabrictest.Header
 }
 
 // consume reads with the given query and decodes the records.

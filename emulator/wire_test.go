@@ -21,23 +21,18 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/fabrictest/fabrictest/fabrictest"
 	"github.com/fabrictest/fabrictest/internal/testclients"
 )
 
 // wireEventCount is how many events one HTTP produce call sends.
 const wireEventCount = 1000
 
-// wireHeader is one Kafka header; a nil Value is a null header value.
-type wireHeader struct {
-	Key   string
-	Value []byte
-}
-
 // wireRecord is what a record must hold. Nil Key/Value are Kafka nulls, and
 // differ from empty ones.
 type wireRecord struct {
 	Key, Value []byte
-	Headers    []wireHeader
+	Headers    []fabrictest.Header
 	// TsMs is the record timestamp in epoch milliseconds, or -1 when the
 	// producer left it to "now" (then it must fall within the produce call).
 	TsMs int64
@@ -51,8 +46,8 @@ type wirePos struct {
 // sameBytes compares bytes and nullness: nil (null) is not []byte{} (empty).
 func sameBytes(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
 
-func sameHeaders(a, b []wireHeader) bool {
-	return slices.EqualFunc(a, b, func(x, y wireHeader) bool { return x.Key == y.Key && sameBytes(x.Value, y.Value) })
+func sameHeaders(a, b []fabrictest.Header) bool {
+	return slices.EqualFunc(a, b, func(x, y fabrictest.Header) bool { return x.Key == y.Key && sameBytes(x.Value, y.Value) })
 }
 
 // showBytes renders bytes for a failure message, keeping null visible.
@@ -66,7 +61,7 @@ func showBytes(b []byte) string {
 	return fmt.Sprintf("0x%x", b)
 }
 
-func showHeaders(hs []wireHeader) string {
+func showHeaders(hs []fabrictest.Header) string {
 	var buf bytes.Buffer
 	buf.WriteByte('[')
 	for i, h := range hs {
@@ -134,24 +129,7 @@ func (s wireSource) consume(wantCount int) []wireGot {
 	s.e.t.Helper()
 	q := url.Values{"maxRecords": {strconv.Itoa(wantCount + 1)}, "timeoutMs": {"15000"}}
 	r := s.e.must(200, s.e.call("GET", "/v1/eventstreams/"+s.id+"/sources/"+s.ds+"/events?"+q.Encode(), nil))
-	var ans struct {
-		Value []struct {
-			Key           []byte `json:"key"`
-			Value         []byte `json:"value"`
-			Topic         string `json:"topic"`
-			Partition     int32  `json:"partition"`
-			Offset        int64  `json:"offset"`
-			Timestamp     string `json:"timestamp"`
-			TimestampType int    `json:"timestampType"`
-			Headers       []struct {
-				Key   string `json:"key"`
-				Value []byte `json:"value"`
-			} `json:"headers"`
-		} `json:"value"`
-		Count       int                         `json:"count"`
-		Complete    bool                        `json:"complete"`
-		NextOffsets map[string]map[string]int64 `json:"nextOffsets"`
-	}
+	var ans fabrictest.ConsumeAnswer
 	if err := json.Unmarshal(r.Raw, &ans); err != nil {
 		s.e.t.Fatalf("consume answer: %v", err)
 	}
@@ -169,15 +147,7 @@ func (s wireSource) consume(wantCount int) []wireGot {
 			s.e.t.Fatalf("record %d at %v follows %v: records must come ordered by partition, then offset", i, p, last)
 		}
 		last = p
-		ts, err := time.Parse(time.RFC3339Nano, v.Timestamp)
-		if err != nil {
-			s.e.t.Fatalf("record %d: timestamp %q: %v", i, v.Timestamp, err)
-		}
-		g := wireGot{Pos: p, wireRecord: wireRecord{Key: v.Key, Value: v.Value, TsMs: ts.UnixMilli()}}
-		for _, h := range v.Headers {
-			g.Headers = append(g.Headers, wireHeader{h.Key, h.Value})
-		}
-		out[i] = g
+		out[i] = wireGot{Pos: p, wireRecord: wireRecord{Key: v.Key, Value: v.Value, Headers: v.Headers, TsMs: v.Timestamp.UnixMilli()}}
 	}
 	next := ans.NextOffsets[s.topic]
 	for _, g := range out {
@@ -348,11 +318,11 @@ func wireHTTPEvents(t *testing.T, n int) ([]byte, []wireRecord) {
 		switch i % 8 {
 		case 1, 5: // object form: order kept
 			fields = append(fields, fmt.Sprintf(`"headers": {"trace-id": "t-%d", "ü-key": "välue ✓", "empty": ""}`, i))
-			w.Headers = []wireHeader{{"trace-id", []byte(fmt.Sprintf("t-%d", i))}, {"ü-key", []byte("välue ✓")}, {"empty", []byte{}}}
+			w.Headers = []fabrictest.Header{{Key: "trace-id", Value: []byte(fmt.Sprintf("t-%d", i))}, {Key: "ü-key", Value: []byte("välue ✓")}, {Key: "empty", Value: []byte{}}}
 		case 2, 6: // list form: repeats, null and empty values, an empty key, separators
 			fields = append(fields, `"headers": [{"key": "dup", "value": "1"}, {"key": "dup", "value": "2"}, {"key": "nil", "value": null},`+
 				` {"key": "", "value": "empty key"}, {"key": "a,b=c", "value": "x=y,z\n"}]`)
-			w.Headers = []wireHeader{{"dup", []byte("1")}, {"dup", []byte("2")}, {"nil", nil}, {"", []byte("empty key")}, {"a,b=c", []byte("x=y,z\n")}}
+			w.Headers = []fabrictest.Header{{Key: "dup", Value: []byte("1")}, {Key: "dup", Value: []byte("2")}, {Key: "nil", Value: nil}, {Key: "", Value: []byte("empty key")}, {Key: "a,b=c", Value: []byte("x=y,z\n")}}
 		case 3:
 			fields = append(fields, `"headers": null`)
 		case 7:
@@ -499,7 +469,7 @@ func TestWireKcatReadsHTTPProduce(t *testing.T) {
 			if m.Headers[i] == nil {
 				t.Fatalf("kcat -J: null header name at p%d o%d", m.Partition, m.Offset)
 			}
-			h := wireHeader{Key: *m.Headers[i]}
+			h := fabrictest.Header{Key: *m.Headers[i]}
 			if v := m.Headers[i+1]; v != nil {
 				h.Value = []byte(*v)
 			}
@@ -513,7 +483,7 @@ func TestWireKcatReadsHTTPProduce(t *testing.T) {
 
 	// The raw pass carries no headers; take them from the JSON pass, which
 	// is compared in full on its own.
-	hdrs := map[wirePos][]wireHeader{}
+	hdrs := map[wirePos][]fabrictest.Header{}
 	for _, g := range js {
 		hdrs[g.Pos] = g.Headers
 	}
@@ -633,7 +603,7 @@ func TestWireKafkaPythonProduceReadByConsumeRoute(t *testing.T) {
 			w.Value = append(w.Value, 0x80, 0xff, 0x00, 0xc3, 0x28)
 		}
 		for j := range rng.IntN(4) {
-			h := wireHeader{Key: headerKeys[(i+j)%len(headerKeys)], Value: randBytes(40)}
+			h := fabrictest.Header{Key: headerKeys[(i+j)%len(headerKeys)], Value: randBytes(40)}
 			if j == 0 {
 				h.Value = append(h.Value, 0xfe, 0x00, 0xe2, 0x82)
 			}
