@@ -168,3 +168,22 @@ func eventstreamTemplate(t *testing.T) map[string]any {
 	}
 	return full
 }
+
+// decodeAs decodes an answer into one of fabrictest's wire types (a job
+// instance, a destination, a consume answer), failing the test otherwise.
+func decodeAs[T any](t testing.TB, r resp) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(r.Raw, &v); err != nil {
+		t.Fatalf("answer is not a %T: %v: %s", v, err, r.Raw)
+	}
+	return v
+}
+
+// listOf decodes the value list of a list answer into fabrictest's wire type.
+func listOf[T any](t testing.TB, r resp) []T {
+	t.Helper()
+	return decodeAs[struct {
+		Value []T `json:"value"`
+	}](t, r).Value
+}
