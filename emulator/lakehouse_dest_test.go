@@ -15,6 +15,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator"
 	"github.com/fabrictest/fabrictest/emulator/delta"
+	"github.com/fabrictest/fabrictest/fabrictest"
 	"github.com/fabrictest/fabrictest/internal/testclients"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -300,8 +301,8 @@ func TestLakehouseSchemaEvolutionAndConflict(t *testing.T) {
 	}
 	// The conflicting row is parked with its reason, and counted.
 	d := e.must(200, e.call("GET", "/v1/workspaces/"+s.ws+"/eventstreams/"+s.id+"/destinations/"+l.dest, nil))
-	delivery := d.Body["delivery"].(map[string]any)
-	if delivery["rejectedRows"] != 1.0 || !strings.Contains(delivery["lastRejection"].(string), `"qty"`) {
+	delivery := decodeAs[fabrictest.Destination](t, d).Delivery
+	if delivery.RejectedRows != 1 || !strings.Contains(delivery.LastRejection, `"qty"`) {
 		t.Fatalf("destination status: %s", d.Raw)
 	}
 	parked, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(l.dir)), "Files", "_rejected", "evolving", l.dest+".jsonl"))

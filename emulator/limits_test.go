@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fabrictest/fabrictest/emulator"
+	"github.com/fabrictest/fabrictest/fabrictest"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -157,8 +158,7 @@ func TestRejectedFirstBatchOverHTTP(t *testing.T) {
 func wantParked(t *testing.T, e *testEnv, s stream, l lake, table string, n int) {
 	t.Helper()
 	d := e.must(200, e.call("GET", "/v1/workspaces/"+s.ws+"/eventstreams/"+s.id+"/destinations/"+l.dest, nil))
-	delivery, _ := d.Body["delivery"].(map[string]any)
-	if delivery["rejectedRows"] != float64(n) {
+	if decodeAs[fabrictest.Destination](t, d).Delivery.RejectedRows != int64(n) {
 		t.Fatalf("rejectedRows: %s, want %d", d.Raw, n)
 	}
 	parked, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(l.dir)), "Files", "_rejected", table, l.dest+".jsonl"))
