@@ -38,11 +38,6 @@ type wireRecord struct {
 	TsMs int64
 }
 
-type wirePos struct {
-	Partition int32
-	Offset    int64
-}
-
 // sameBytes compares bytes and nullness: nil (null) is not []byte{} (empty).
 func sameBytes(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
 
@@ -94,33 +89,22 @@ func wireNewSource(e *testEnv) wireSource {
 }
 
 // produce posts a raw produce body and returns where each event landed.
-func (s wireSource) produce(body []byte) []wirePos {
+func (s wireSource) produce(body []byte) []fabrictest.Position {
 	s.e.t.Helper()
 	r := s.e.must(200, s.e.call("POST", "/v1/workspaces/"+s.ws+"/eventstreams/"+s.id+"/sources/"+s.ds+"/events", body))
-	var ans struct {
-		Produced int    `json:"produced"`
-		Topic    string `json:"topic"`
-		Events   []struct {
-			Partition int32 `json:"partition"`
-			Offset    int64 `json:"offset"`
-		} `json:"events"`
-	}
+	var ans fabrictest.ProduceResult
 	if err := json.Unmarshal(r.Raw, &ans); err != nil {
 		s.e.t.Fatalf("produce answer: %v: %s", err, r.Raw)
 	}
 	if ans.Topic != s.topic || ans.Produced != len(ans.Events) {
 		s.e.t.Fatalf("produce answer: topic %q (want %q), produced %d, %d positions", ans.Topic, s.topic, ans.Produced, len(ans.Events))
 	}
-	pos := make([]wirePos, len(ans.Events))
-	for i, ev := range ans.Events {
-		pos[i] = wirePos{ev.Partition, ev.Offset}
-	}
-	return pos
+	return ans.Events
 }
 
 // wireGot is one record as a client read it.
 type wireGot struct {
-	Pos wirePos
+	Pos fabrictest.Position
 	wireRecord
 }
 
@@ -137,12 +121,12 @@ func (s wireSource) consume(wantCount int) []wireGot {
 		s.e.t.Fatalf("consume answer: count %d, %d records, complete %v", ans.Count, len(ans.Value), ans.Complete)
 	}
 	out := make([]wireGot, len(ans.Value))
-	last := wirePos{-1, -1}
+	last := fabrictest.Position{Partition: -1, Offset: -1}
 	for i, v := range ans.Value {
 		if v.Topic != s.topic || v.TimestampType != 0 {
 			s.e.t.Fatalf("record %d: topic %q timestampType %d, want %q and 0 (CreateTime)", i, v.Topic, v.TimestampType, s.topic)
 		}
-		p := wirePos{v.Partition, v.Offset}
+		p := fabrictest.Position{Partition: v.Partition, Offset: v.Offset}
 		if p.Partition < last.Partition || (p.Partition == last.Partition && p.Offset <= last.Offset) {
 			s.e.t.Fatalf("record %d at %v follows %v: records must come ordered by partition, then offset", i, p, last)
 		}
@@ -161,19 +145,19 @@ func (s wireSource) consume(wantCount int) []wireGot {
 // wireCompare checks that got holds exactly the records of want, placed at
 // pos, each once, with identical bytes, headers and timestamps ("now"
 // timestamps must fall in [nowFrom, nowTo]).
-func wireCompare(t *testing.T, client string, got []wireGot, want []wireRecord, pos []wirePos, nowFrom, nowTo int64) {
+func wireCompare(t *testing.T, client string, got []wireGot, want []wireRecord, pos []fabrictest.Position, nowFrom, nowTo int64) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Errorf("%s read %d records, want exactly %d", client, len(got), len(want))
 	}
-	at := make(map[wirePos]int, len(pos))
+	at := make(map[fabrictest.Position]int, len(pos))
 	for i, p := range pos {
 		if j, dup := at[p]; dup {
 			t.Fatalf("events %d and %d were both reported at partition %d offset %d", j, i, p.Partition, p.Offset)
 		}
 		at[p] = i
 	}
-	seen := make(map[wirePos]bool, len(got))
+	seen := make(map[fabrictest.Position]bool, len(got))
 	bad := 0
 	fail := func(format string, args ...any) {
 		t.Helper()
@@ -222,7 +206,7 @@ func wireCompare(t *testing.T, client string, got []wireGot, want []wireRecord, 
 
 // wireSpread fails unless records landed in more than one partition and,
 // within each partition, in the order they were sent.
-func wireSpread(t *testing.T, pos []wirePos) map[int32]int {
+func wireSpread(t *testing.T, pos []fabrictest.Position) map[int32]int {
 	t.Helper()
 	per := map[int32]int{}
 	last := map[int32]int64{}
@@ -363,7 +347,7 @@ func wireHTTPEvents(t *testing.T, n int) ([]byte, []wireRecord) {
 }
 
 // wireProduceHTTP produces the mixed events in ONE HTTP call.
-func wireProduceHTTP(t *testing.T, s wireSource) (want []wireRecord, pos []wirePos, from, to int64) {
+func wireProduceHTTP(t *testing.T, s wireSource) (want []wireRecord, pos []fabrictest.Position, from, to int64) {
 	t.Helper()
 	body, want := wireHTTPEvents(t, wireEventCount)
 	from = time.Now().UnixMilli()
@@ -454,7 +438,7 @@ func TestWireKcatReadsHTTPProduce(t *testing.T) {
 		if m.Topic != s.topic || m.TsType != "create" {
 			t.Fatalf("kcat -J: topic %q tstype %q, want %q and create", m.Topic, m.TsType, s.topic)
 		}
-		g := wireGot{Pos: wirePos{m.Partition, m.Offset}}
+		g := wireGot{Pos: fabrictest.Position{Partition: m.Partition, Offset: m.Offset}}
 		g.TsMs = m.Ts
 		if m.Key != nil {
 			g.Key = []byte(*m.Key)
@@ -483,7 +467,7 @@ func TestWireKcatReadsHTTPProduce(t *testing.T) {
 
 	// The raw pass carries no headers; take them from the JSON pass, which
 	// is compared in full on its own.
-	hdrs := map[wirePos][]fabrictest.Header{}
+	hdrs := map[fabrictest.Position][]fabrictest.Header{}
 	for _, g := range js {
 		hdrs[g.Pos] = g.Headers
 	}
@@ -650,9 +634,9 @@ func TestWireKafkaPythonProduceReadByConsumeRoute(t *testing.T) {
 	if len(ans.Records) != n {
 		t.Fatalf("kafka-python reported %d records, want %d", len(ans.Records), n)
 	}
-	pos := make([]wirePos, n)
+	pos := make([]fabrictest.Position, n)
 	for i, r := range ans.Records {
-		pos[i] = wirePos{r.Partition, r.Offset}
+		pos[i] = fabrictest.Position{Partition: r.Partition, Offset: r.Offset}
 		if want[i].TsMs < 0 {
 			want[i].TsMs = r.Timestamp // the producer's own CreateTime
 		}
