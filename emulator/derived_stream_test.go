@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/fabrictest/fabrictest/emulator"
@@ -322,12 +321,7 @@ type pendingRow struct {
 // once after the whole batch and once after its first record; on restart
 // the journalled batches are written again and land once.
 func TestDerivedStreamExactlyOnceAfterCrash(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	seeds := strings.Join(c.ListenAddrs(), ",")
+	c, seeds := kafkaCluster(t)
 	dir := t.TempDir()
 	f := deployDerived(t, emulator.WithKafka(seeds), emulator.WithDataDir(dir))
 	f.produceTemps(10, 25, 30, 21)

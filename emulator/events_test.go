@@ -12,7 +12,6 @@ import (
 	"github.com/fabrictest/fabrictest/emulator"
 	"github.com/fabrictest/fabrictest/fabrictest"
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -343,12 +342,8 @@ func TestRestartKeepsState(t *testing.T) {
 // TestBrokerFailureAnswers502 makes a real Kafka-protocol broker refuse every
 // produce and checks that nothing is reported as produced.
 func TestBrokerFailureAnswers502(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	e := startEnv(t, emulator.WithKafka(strings.Join(c.ListenAddrs(), ",")))
+	c, seeds := kafkaCluster(t)
+	e := startEnv(t, emulator.WithKafka(seeds))
 	s := newStream(e)
 	c.ControlKey(int16(kmsg.Produce), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()

@@ -8,11 +8,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator"
 	"github.com/fabrictest/fabrictest/emulator/delta"
+	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 // testEnv is an emulator behind an httptest server, with a token for the
@@ -186,4 +188,17 @@ func listOf[T any](t testing.TB, r resp) []T {
 	return decodeAs[struct {
 		Value []T `json:"value"`
 	}](t, r).Value
+}
+
+// kafkaCluster starts a one-broker kfake cluster standing for a Kafka the
+// test controls (closed after the emulators the test starts later), and
+// returns it with its seed list for emulator.WithKafka.
+func kafkaCluster(t testing.TB, opts ...kfake.Opt) (*kfake.Cluster, string) {
+	t.Helper()
+	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1)}, opts...)...)
+	if err != nil {
+		t.Fatalf("start kfake: %v", err)
+	}
+	t.Cleanup(c.Close)
+	return c, strings.Join(c.ListenAddrs(), ",")
 }

@@ -214,12 +214,7 @@ func TestLakehouseConcurrentProducers(t *testing.T) {
 // Kafka client, then loses the drain's offset commits across a restart: the
 // Delta txn actions keep every event exactly once.
 func TestLakehouseKafkaProducerAndExactlyOnce(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	seeds := strings.Join(c.ListenAddrs(), ",")
+	c, seeds := kafkaCluster(t)
 	dir := t.TempDir()
 	e := startEnv(t, emulator.WithKafka(seeds), emulator.WithDataDir(dir))
 	s := newStream(e)

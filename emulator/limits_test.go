@@ -10,7 +10,6 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator"
 	"github.com/fabrictest/fabrictest/fabrictest"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -76,17 +75,13 @@ type kafkaEnv struct {
 
 func newKafkaEnv(t *testing.T) kafkaEnv {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c, seeds := kafkaCluster(t)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(cl.Close)
-	return kafkaEnv{seeds: strings.Join(c.ListenAddrs(), ","), dir: t.TempDir(), cl: cl}
+	return kafkaEnv{seeds: seeds, dir: t.TempDir(), cl: cl}
 }
 
 func (k kafkaEnv) start(t *testing.T) *testEnv {
