@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 
 	"github.com/fabrictest/fabrictest/emulator"
+	"github.com/fabrictest/fabrictest/fabrictest"
 	"github.com/fabrictest/fabrictest/internal/testclients"
 )
 
@@ -53,13 +54,11 @@ func deployEndpoint(t *testing.T, opts ...emulator.Option) endpointFixture {
 	return f
 }
 
+// connectionJSON is fabrictest's Connection with the consumer group kept
+// as a pointer: a source's connection must not name one at all.
 type connectionJSON struct {
-	FullyQualifiedNamespace string `json:"fullyQualifiedNamespace"`
-	EventHubName            string `json:"eventHubName"`
-	ConsumerGroupName       *string
-	AccessKeys              struct {
-		PrimaryKey, SecondaryKey, PrimaryConnectionString, SecondaryConnectionString string
-	} `json:"accessKeys"`
+	fabrictest.Connection
+	ConsumerGroupName *string `json:"consumerGroupName"`
 }
 
 func (f endpointFixture) connection(method, path string, body any) connectionJSON {
