@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -51,49 +50,15 @@ func readTable(t *testing.T, dir string) *delta.Snapshot {
 	for i, f := range snap.Schema.Fields {
 		cols[i] = f.Name
 	}
-	rs := deltaRS(t, dir)
-	if rs.Version != snap.Version || rs.Rows != len(snap.Rows) || strings.Join(rs.Columns, ",") != strings.Join(cols, ",") {
-		t.Fatalf("delta-rs sees version %d, %d rows, columns %v; the Go reader version %d, %d rows, columns %v",
-			rs.Version, rs.Rows, rs.Columns, snap.Version, len(snap.Rows), cols)
-	}
-	return snap
-}
-
-type deltaRSView struct {
-	Version int64    `json:"version"`
-	Rows    int      `json:"rows"`
-	Columns []string `json:"columns"`
-}
-
-// deltaRS reads a table with the deltalake package (delta-rs) in the
-// project's venv (scripts/install-python-deps.sh; FABRICTEST_PYTHON overrides).
-func deltaRS(t *testing.T, dir string) deltaRSView {
-	t.Helper()
-	py, err := testclients.DeltaPython()
+	rs, err := testclients.DeltaRS(t.Context(), dir)
 	if err != nil {
 		t.Fatalf("delta-rs: %v", err)
 	}
-	// os._exit skips interpreter teardown, where deltalake's native threads
-	// now and then abort the process after the answer is out.
-	const script = `import json, os, sys
-from deltalake import DeltaTable
-dt = DeltaTable(sys.argv[1])
-t = dt.to_pyarrow_table()
-print(json.dumps({"version": dt.version(), "rows": t.num_rows, "columns": t.column_names}), flush=True)
-os._exit(0)`
-	out, err := exec.Command(py, "-c", script, dir).Output()
-	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("delta-rs could not read %s with %s (run bash scripts/install-python-deps.sh): %v\n%s", dir, py, err, stderr)
+	if rs.Version != snap.Version || len(rs.Rows) != len(snap.Rows) || strings.Join(rs.Columns, ",") != strings.Join(cols, ",") {
+		t.Fatalf("delta-rs sees version %d, %d rows, columns %v; the Go reader version %d, %d rows, columns %v",
+			rs.Version, len(rs.Rows), rs.Columns, snap.Version, len(snap.Rows), cols)
 	}
-	var v deltaRSView
-	if err := json.Unmarshal(out, &v); err != nil {
-		t.Fatalf("delta-rs answer %q: %v", out, err)
-	}
-	return v
+	return snap
 }
 
 func TestLakehouseBindChecks(t *testing.T) {
