@@ -16,7 +16,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,7 +26,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fabrictest/fabrictest/emulator"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -41,25 +39,18 @@ const (
 // benchStream is an emulator behind an httptest server with one Eventstream,
 // resolved to its bootstrap servers and topic.
 type benchStream struct {
-	url, token, ws, id, ds string
-	bootstrap, topic       string
-	client                 *http.Client
+	*testEnv
+	ws, id, ds       string
+	bootstrap, topic string
 }
 
 func benchNewStream(tb testing.TB) *benchStream {
 	tb.Helper()
-	srv, err := emulator.New()
-	if err != nil {
-		tb.Fatalf("start emulator: %v", err)
-	}
-	hs := httptest.NewServer(srv.Handler())
+	e := startEnv(tb)
 	tr := &http.Transport{MaxIdleConnsPerHost: 4}
-	tb.Cleanup(func() { tr.CloseIdleConnections(); hs.Close(); srv.Close() })
-	tok, err := srv.Token("")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s := &benchStream{url: hs.URL, token: tok, client: &http.Client{Transport: tr, Timeout: time.Minute}}
+	tb.Cleanup(tr.CloseIdleConnections)
+	e.client = &http.Client{Transport: tr, Timeout: time.Minute}
+	s := &benchStream{testEnv: e}
 	var ws struct{ ID string }
 	s.json(tb, "POST", "/v1/workspaces", `{"displayName": "bench"}`, 201, &ws)
 	var es struct {
@@ -83,22 +74,8 @@ func (s *benchStream) do(tb testing.TB, method, path string, body []byte) (int, 
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequest(method, s.url+path, rd)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+s.token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := s.client.Do(req)
-	if err != nil {
-		tb.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		tb.Fatalf("%s %s: read answer: %v", method, path, err)
-	}
-	return resp.StatusCode, raw
+	status, _, raw := s.send(s.token, method, path, rd)
+	return status, raw
 }
 
 func (s *benchStream) json(tb testing.TB, method, path, body string, want int, v any) {

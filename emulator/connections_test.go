@@ -16,6 +16,8 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 
 	"github.com/fabrictest/fabrictest/emulator"
+	"github.com/fabrictest/fabrictest/fabrictest"
+	"github.com/fabrictest/fabrictest/internal/testclients"
 )
 
 // endpointTopology: a CustomEndpoint source into the DefaultStream, read
@@ -52,13 +54,11 @@ func deployEndpoint(t *testing.T, opts ...emulator.Option) endpointFixture {
 	return f
 }
 
+// connectionJSON is fabrictest's Connection with the consumer group kept
+// as a pointer: a source's connection must not name one at all.
 type connectionJSON struct {
-	FullyQualifiedNamespace string `json:"fullyQualifiedNamespace"`
-	EventHubName            string `json:"eventHubName"`
-	ConsumerGroupName       *string
-	AccessKeys              struct {
-		PrimaryKey, SecondaryKey, PrimaryConnectionString, SecondaryConnectionString string
-	} `json:"accessKeys"`
+	fabrictest.Connection
+	ConsumerGroupName *string `json:"consumerGroupName"`
 }
 
 func (f endpointFixture) connection(method, path string, body any) connectionJSON {
@@ -229,7 +229,7 @@ func TestCustomEndpointConnectionErrors(t *testing.T) {
 // produces with the source's connection string and reads with the
 // destination's, in its consumer group.
 func TestCustomEndpointKcat(t *testing.T) {
-	kcat := wireRequireKcat(t)
+	kcat := testclients.Kcat(t)
 	f := deployEndpoint(t)
 	c := f.connection("GET", "/sources/"+f.src+"/connection", nil)
 	d := f.connection("GET", "/destinations/"+f.out+"/connection", nil)
@@ -241,9 +241,9 @@ func TestCustomEndpointKcat(t *testing.T) {
 	for i := range 50 {
 		fmt.Fprintf(&in, "{\"n\":%d}\n", i)
 	}
-	wireRun(t, []byte(in.String()), kcat, append(sasl(c), "-t", c.EventHubName, "-P")...)
+	testclients.Run(t, []byte(in.String()), kcat, append(sasl(c), "-t", c.EventHubName, "-P")...)
 	waitRows(t, f.table, 50)
-	out := wireRun(t, nil, kcat, append(sasl(d), "-X", "auto.offset.reset=earliest", "-e", "-q", "-c", "50", "-G", *d.ConsumerGroupName, d.EventHubName)...)
+	out := testclients.Run(t, nil, kcat, append(sasl(d), "-X", "auto.offset.reset=earliest", "-e", "-q", "-c", "50", "-G", *d.ConsumerGroupName, d.EventHubName)...)
 	if n := strings.Count(strings.TrimSpace(string(out)), "\n") + 1; n != 50 {
 		t.Fatalf("kcat read %d lines, want 50: %s", n, out)
 	}

@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/fabrictest/fabrictest/emulator"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/fabrictest"
 )
 
 // derivedTopology: a CustomEndpoint source into the DefaultStream "main",
@@ -87,15 +87,7 @@ func (f derivedFixture) produceTemps(temps ...int) {
 
 // derivedRecord is a record of the derived topic, as the consume route
 // answers it.
-type derivedRecord struct {
-	Value     []byte `json:"value"`
-	Partition int32  `json:"partition"`
-	Offset    int64  `json:"offset"`
-	Headers   []struct {
-		Key   string `json:"key"`
-		Value []byte `json:"value"`
-	} `json:"headers"`
-}
+type derivedRecord struct{ fabrictest.Record }
 
 func (r derivedRecord) temp(t *testing.T) int {
 	t.Helper()
@@ -329,12 +321,7 @@ type pendingRow struct {
 // once after the whole batch and once after its first record; on restart
 // the journalled batches are written again and land once.
 func TestDerivedStreamExactlyOnceAfterCrash(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	seeds := strings.Join(c.ListenAddrs(), ",")
+	c, seeds := kafkaCluster(t)
 	dir := t.TempDir()
 	f := deployDerived(t, emulator.WithKafka(seeds), emulator.WithDataDir(dir))
 	f.produceTemps(10, 25, 30, 21)

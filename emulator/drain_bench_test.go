@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/delta"
+	"github.com/fabrictest/fabrictest/fabrictest"
 	"github.com/parquet-go/parquet-go"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -49,7 +50,7 @@ func BenchmarkDrainToDelta(b *testing.B) {
 		status := "/v1/workspaces/" + s.ws + "/eventstreams/" + s.id + "/destinations/" + l.dest
 		for {
 			d := e.must(200, e.call("GET", status, nil))
-			if dl, ok := d.Body["delivery"].(map[string]any); ok && dl["delivered"].(float64) >= n {
+			if decodeAs[fabrictest.Destination](b, d).Delivery.Delivered >= n {
 				break
 			}
 			time.Sleep(50 * time.Millisecond)

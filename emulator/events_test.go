@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator"
+	"github.com/fabrictest/fabrictest/fabrictest"
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -30,15 +30,14 @@ func newStream(e *testEnv) stream {
 		reads:   "/v1/eventstreams/" + id + "/sources/" + ds + "/events"}
 }
 
+// record is a record of the consume route; its headers are fabrictest's.
 type record struct {
 	Key, Value []byte
 	Partition  int32
 	Offset     int64
-	Timestamp  string
-	Headers    []struct {
-		Key   string
-		Value []byte
-	}
+	// Timestamp stays the route's text: the tests check its format.
+	Timestamp string
+	Headers   []fabrictest.Header
 }
 
 // consume reads with the given query and decodes the records.
@@ -343,12 +342,8 @@ func TestRestartKeepsState(t *testing.T) {
 // TestBrokerFailureAnswers502 makes a real Kafka-protocol broker refuse every
 // produce and checks that nothing is reported as produced.
 func TestBrokerFailureAnswers502(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	e := startEnv(t, emulator.WithKafka(strings.Join(c.ListenAddrs(), ",")))
+	c, seeds := kafkaCluster(t)
+	e := startEnv(t, emulator.WithKafka(seeds))
 	s := newStream(e)
 	c.ControlKey(int16(kmsg.Produce), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()

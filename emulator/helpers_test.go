@@ -8,20 +8,24 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator"
 	"github.com/fabrictest/fabrictest/emulator/delta"
+	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 // testEnv is an emulator behind an httptest server, with a token for the
-// default principal.
+// default principal: the one HTTP client of the emulator's own tests.
 type testEnv struct {
 	t     testing.TB
 	srv   *emulator.Server
 	url   string
 	token string
+	// client sends the requests; nil is http.DefaultClient.
+	client *http.Client
 }
 
 func startEnv(t testing.TB, opts ...emulator.Option) *testEnv {
@@ -70,7 +74,21 @@ func (e *testEnv) callAs(token, method, path string, body any) resp {
 		}
 		rd = bytes.NewReader(j)
 	}
-	req, err := http.NewRequest(method, e.url+path, rd)
+	status, header, raw := e.send(token, method, path, rd)
+	r := resp{Status: status, Header: header, Raw: raw}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &r.Body); err != nil {
+			e.t.Fatalf("%s %s: answer is not a JSON object: %v: %s", method, path, err, raw)
+		}
+	}
+	return r
+}
+
+// send sends one JSON request with token ("" sends none) and returns the
+// status, the header and the whole answer, undecoded.
+func (e *testEnv) send(token, method, path string, body io.Reader) (int, http.Header, []byte) {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.url+path, body)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -78,19 +96,20 @@ func (e *testEnv) callAs(token, method, path string, body any) resp {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	hr, err := http.DefaultClient.Do(req)
+	client := e.client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	hr, err := client.Do(req)
 	if err != nil {
 		e.t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer hr.Body.Close()
-	raw, _ := io.ReadAll(hr.Body)
-	r := resp{Status: hr.StatusCode, Header: hr.Header, Raw: raw}
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &r.Body); err != nil {
-			e.t.Fatalf("%s %s: answer is not a JSON object: %v: %s", method, path, err, raw)
-		}
+	raw, err := io.ReadAll(hr.Body)
+	if err != nil {
+		e.t.Fatalf("%s %s: read answer: %v", method, path, err)
 	}
-	return r
+	return hr.StatusCode, hr.Header, raw
 }
 
 func (e *testEnv) call(method, path string, body any) resp {
@@ -167,4 +186,36 @@ func eventstreamTemplate(t *testing.T) map[string]any {
 		t.Fatalf("read %s: %v", path, err)
 	}
 	return full
+}
+
+// decodeAs decodes an answer into one of fabrictest's wire types (a job
+// instance, a destination, a consume answer), failing the test otherwise.
+func decodeAs[T any](t testing.TB, r resp) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(r.Raw, &v); err != nil {
+		t.Fatalf("answer is not a %T: %v: %s", v, err, r.Raw)
+	}
+	return v
+}
+
+// listOf decodes the value list of a list answer into fabrictest's wire type.
+func listOf[T any](t testing.TB, r resp) []T {
+	t.Helper()
+	return decodeAs[struct {
+		Value []T `json:"value"`
+	}](t, r).Value
+}
+
+// kafkaCluster starts a one-broker kfake cluster standing for a Kafka the
+// test controls (closed after the emulators the test starts later), and
+// returns it with its seed list for emulator.WithKafka.
+func kafkaCluster(t testing.TB, opts ...kfake.Opt) (*kfake.Cluster, string) {
+	t.Helper()
+	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1)}, opts...)...)
+	if err != nil {
+		t.Fatalf("start kfake: %v", err)
+	}
+	t.Cleanup(c.Close)
+	return c, strings.Join(c.ListenAddrs(), ",")
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator"
+	"github.com/fabrictest/fabrictest/fabrictest"
 )
 
 // waitJob polls a job instance until it leaves NotStarted/InProgress.
@@ -44,7 +45,7 @@ func TestManualJobs(t *testing.T) {
 		t.Fatalf("202 without Location/Retry-After: %v", r.Header)
 	}
 	j := e.waitJob(r.Header.Get("Location"))
-	if j.str("status") != "Failed" || j.Body["failureReason"].(map[string]any)["errorCode"] != "NoJobRunner" {
+	if ji := decodeAs[fabrictest.JobInstance](t, j); ji.Status != fabrictest.JobFailed || ji.FailureReason == nil || ji.FailureReason.ErrorCode != "NoJobRunner" {
 		t.Fatalf("unrun job: %s", j.Raw)
 	}
 
@@ -58,7 +59,7 @@ func TestManualJobs(t *testing.T) {
 	})
 	e.srv.HandleJobs(nb, "Pipeline", func(context.Context, emulator.Job) error { return errors.New("disk full") })
 	ok := e.waitJob(e.must(202, e.call("POST", base+"/instances?jobType=RunNotebook", nil)).Header.Get("Location"))
-	if ok.str("status") != "Completed" || ok.Body["startTimeUtc"] == nil || ok.Body["endTimeUtc"] == nil || ok.str("invokeType") != "Manual" || ran.Load() != 1 {
+	if ji := decodeAs[fabrictest.JobInstance](t, ok); ji.Status != fabrictest.JobCompleted || ji.StartTimeUtc.IsZero() || ji.EndTimeUtc.IsZero() || ji.InvokeType != "Manual" || ran.Load() != 1 {
 		t.Fatalf("completed job: %s (ran %d)", ok.Raw, ran.Load())
 	}
 	failed := e.waitJob(e.must(202, e.call("POST", base+"/Pipeline/instances", nil)).Header.Get("Location"))
@@ -85,7 +86,7 @@ func TestManualJobs(t *testing.T) {
 	}
 	e.wantError(e.call("POST", path+"/cancel", nil), 400, "JobAlreadyCompleted")
 
-	list := e.must(200, e.call("GET", base+"/instances", nil)).Body["value"].([]any)
+	list := listOf[fabrictest.JobInstance](t, e.must(200, e.call("GET", base+"/instances", nil)))
 	if len(list) != 4 {
 		t.Fatalf("%d job instances listed, want 4", len(list))
 	}
@@ -176,8 +177,8 @@ func TestReflexDestinationStartsOneJobPerEvent(t *testing.T) {
 		seen.Add(1)
 		return nil
 	})
-	jobsOf := func() []any {
-		return e.must(200, e.call("GET", "/v1/workspaces/"+s.ws+"/items/"+nb+"/jobs/instances", nil)).Body["value"].([]any)
+	jobsOf := func() []fabrictest.JobInstance {
+		return listOf[fabrictest.JobInstance](t, e.must(200, e.call("GET", "/v1/workspaces/"+s.ws+"/items/"+nb+"/jobs/instances", nil)))
 	}
 
 	// A trigger without a bound Reflex destination fires nothing.
@@ -201,12 +202,11 @@ func TestReflexDestinationStartsOneJobPerEvent(t *testing.T) {
 	}
 	values := map[string]bool{}
 	for _, j := range jobs {
-		j := j.(map[string]any)
-		ev := j["triggerEvent"].(map[string]any)
-		if j["invokeType"] != "EventTriggered" || ev["EventType"] != "Microsoft.Fabric.Eventstream.EventReceived" || ev["Source"].(map[string]any)["itemId"] != s.id {
+		ev := j.TriggerEvent
+		if j.InvokeType != "EventTriggered" || ev == nil || ev.EventType != "Microsoft.Fabric.Eventstream.EventReceived" || ev.Source.ItemID != s.id {
 			t.Fatalf("job %v", j)
 		}
-		values[ev["Key"].(string)+"="+ev["Value"].(string)] = true
+		values[ev.Key+"="+ev.Value] = true
 	}
 	if len(values) != 25 || !values[`k7={"n":7}`] {
 		t.Fatalf("jobs carry %d distinct events", len(values))

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator"
 	"github.com/fabrictest/fabrictest/emulator/delta"
+	"github.com/fabrictest/fabrictest/fabrictest"
+	"github.com/fabrictest/fabrictest/internal/testclients"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -49,50 +50,15 @@ func readTable(t *testing.T, dir string) *delta.Snapshot {
 	for i, f := range snap.Schema.Fields {
 		cols[i] = f.Name
 	}
-	rs := deltaRS(t, dir)
-	if rs.Version != snap.Version || rs.Rows != len(snap.Rows) || strings.Join(rs.Columns, ",") != strings.Join(cols, ",") {
+	rs, err := testclients.DeltaRS(t.Context(), dir)
+	if err != nil {
+		t.Fatalf("delta-rs: %v", err)
+	}
+	if rs.Version != snap.Version || len(rs.Rows) != len(snap.Rows) || strings.Join(rs.Columns, ",") != strings.Join(cols, ",") {
 		t.Fatalf("delta-rs sees version %d, %d rows, columns %v; the Go reader version %d, %d rows, columns %v",
-			rs.Version, rs.Rows, rs.Columns, snap.Version, len(snap.Rows), cols)
+			rs.Version, len(rs.Rows), rs.Columns, snap.Version, len(snap.Rows), cols)
 	}
 	return snap
-}
-
-type deltaRSView struct {
-	Version int64    `json:"version"`
-	Rows    int      `json:"rows"`
-	Columns []string `json:"columns"`
-}
-
-// deltaRS reads a table with the deltalake package (delta-rs) in the
-// project's venv (scripts/install-python-deps.sh; FABRICTEST_PYTHON overrides).
-func deltaRS(t *testing.T, dir string) deltaRSView {
-	t.Helper()
-	py := os.Getenv("FABRICTEST_PYTHON")
-	if py == "" {
-		wd, _ := os.Getwd()
-		py = filepath.Join(filepath.Dir(wd), ".cache", "venv", "bin", "python")
-	}
-	// os._exit skips interpreter teardown, where deltalake's native threads
-	// now and then abort the process after the answer is out.
-	const script = `import json, os, sys
-from deltalake import DeltaTable
-dt = DeltaTable(sys.argv[1])
-t = dt.to_pyarrow_table()
-print(json.dumps({"version": dt.version(), "rows": t.num_rows, "columns": t.column_names}), flush=True)
-os._exit(0)`
-	out, err := exec.Command(py, "-c", script, dir).Output()
-	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("delta-rs could not read %s with %s (run bash scripts/install-python-deps.sh): %v\n%s", dir, py, err, stderr)
-	}
-	var v deltaRSView
-	if err := json.Unmarshal(out, &v); err != nil {
-		t.Fatalf("delta-rs answer %q: %v", out, err)
-	}
-	return v
 }
 
 func TestLakehouseBindChecks(t *testing.T) {
@@ -213,12 +179,7 @@ func TestLakehouseConcurrentProducers(t *testing.T) {
 // Kafka client, then loses the drain's offset commits across a restart: the
 // Delta txn actions keep every event exactly once.
 func TestLakehouseKafkaProducerAndExactlyOnce(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	seeds := strings.Join(c.ListenAddrs(), ",")
+	c, seeds := kafkaCluster(t)
 	dir := t.TempDir()
 	e := startEnv(t, emulator.WithKafka(seeds), emulator.WithDataDir(dir))
 	s := newStream(e)
@@ -300,8 +261,8 @@ func TestLakehouseSchemaEvolutionAndConflict(t *testing.T) {
 	}
 	// The conflicting row is parked with its reason, and counted.
 	d := e.must(200, e.call("GET", "/v1/workspaces/"+s.ws+"/eventstreams/"+s.id+"/destinations/"+l.dest, nil))
-	delivery := d.Body["delivery"].(map[string]any)
-	if delivery["rejectedRows"] != 1.0 || !strings.Contains(delivery["lastRejection"].(string), `"qty"`) {
+	delivery := decodeAs[fabrictest.Destination](t, d).Delivery
+	if delivery.RejectedRows != 1 || !strings.Contains(delivery.LastRejection, `"qty"`) {
 		t.Fatalf("destination status: %s", d.Raw)
 	}
 	parked, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(l.dir)), "Files", "_rejected", "evolving", l.dest+".jsonl"))

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/fabrictest/fabrictest/emulator"
-	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/fabrictest/fabrictest/fabrictest"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -75,17 +75,13 @@ type kafkaEnv struct {
 
 func newKafkaEnv(t *testing.T) kafkaEnv {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c, seeds := kafkaCluster(t)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(cl.Close)
-	return kafkaEnv{seeds: strings.Join(c.ListenAddrs(), ","), dir: t.TempDir(), cl: cl}
+	return kafkaEnv{seeds: seeds, dir: t.TempDir(), cl: cl}
 }
 
 func (k kafkaEnv) start(t *testing.T) *testEnv {
@@ -157,8 +153,7 @@ func TestRejectedFirstBatchOverHTTP(t *testing.T) {
 func wantParked(t *testing.T, e *testEnv, s stream, l lake, table string, n int) {
 	t.Helper()
 	d := e.must(200, e.call("GET", "/v1/workspaces/"+s.ws+"/eventstreams/"+s.id+"/destinations/"+l.dest, nil))
-	delivery, _ := d.Body["delivery"].(map[string]any)
-	if delivery["rejectedRows"] != float64(n) {
+	if decodeAs[fabrictest.Destination](t, d).Delivery.RejectedRows != int64(n) {
 		t.Fatalf("rejectedRows: %s, want %d", d.Raw, n)
 	}
 	parked, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(l.dir)), "Files", "_rejected", table, l.dest+".jsonl"))

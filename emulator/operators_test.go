@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator"
+	"github.com/fabrictest/fabrictest/fabrictest"
 )
 
 func TestOperatorsRoutes(t *testing.T) {
@@ -153,7 +154,7 @@ func TestTriggerCondition(t *testing.T) {
 	e.must(200, e.call("PATCH", base, map[string]any{"condition": map[string]any{"field": "temp", "op": "gte", "value": 30}}))
 	e.must(201, e.call("POST", "/v1/workspaces/"+s.ws+"/eventstreams/"+s.id+"/destinations", map[string]any{"type": "Reflex", "itemId": reflex}))
 	e.must(200, e.call("POST", s.produce, `{"events":[{"value":{"temp":10}},{"value":{"temp":30}},{"value":{"temp":45}},{"value":{"temp":"hot"}}]}`))
-	jobs := e.must(200, e.call("GET", "/v1/workspaces/"+s.ws+"/items/"+nb+"/jobs/instances", nil)).Body["value"].([]any)
+	jobs := listOf[fabrictest.JobInstance](t, e.must(200, e.call("GET", "/v1/workspaces/"+s.ws+"/items/"+nb+"/jobs/instances", nil)))
 	if len(jobs) != 2 {
 		t.Fatalf("%d jobs, want 2 (temp 30 and 45)", len(jobs))
 	}

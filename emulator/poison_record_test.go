@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fabrictest/fabrictest/emulator"
+	"github.com/fabrictest/fabrictest/fabrictest"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -33,12 +34,11 @@ func TestPoisonRecordOverKafkaIsParked(t *testing.T) {
 	}
 	waitRows(t, l.dir, 2)
 	base := "/v1/workspaces/" + s.ws + "/eventstreams/" + s.id + "/destinations/" + l.dest
-	d := e.must(200, e.call("GET", base, nil)).Body
-	delivery, _ := d["delivery"].(map[string]any)
-	if d["status"] != "Running" || delivery["rejectedRows"] != float64(1) {
-		t.Fatalf("destination after the poison record: %v; want Running with 1 rejected row", d)
+	d := decodeAs[fabrictest.Destination](t, e.must(200, e.call("GET", base, nil)))
+	if d.Status != "Running" || d.Delivery.RejectedRows != 1 {
+		t.Fatalf("destination after the poison record: %+v; want Running with 1 rejected row", d)
 	}
-	t.Logf("delivery: %v", delivery)
+	t.Logf("delivery: %+v", d.Delivery)
 	e.srv.Close()
 
 	e2 := startEnv(t, emulator.WithDataDir(dir))

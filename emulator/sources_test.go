@@ -125,11 +125,7 @@ func TestSourceSampleDataLandsInLakehouse(t *testing.T) {
 // "orders" of two partitions and a producer.
 func secondCluster(t *testing.T) (*kfake.Cluster, *kgo.Client) {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c, _ := kafkaCluster(t, kfake.SeedTopics(2, "orders"))
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic("orders"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err != nil {
 		t.Fatal(err)

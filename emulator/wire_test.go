@@ -10,53 +10,39 @@ package emulator_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/url"
-	"os/exec"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/fabrictest/fabrictest/fabrictest"
+	"github.com/fabrictest/fabrictest/internal/testclients"
 )
 
-const (
-	wireEventCount  = 1000
-	wirePython      = "/usr/bin/python3"
-	wireInstallHint = "install the wire-test clients with `bash scripts/install-test-deps.sh` (make test-deps)"
-	wireStepTimeout = 20 * time.Second
-)
-
-// wireHeader is one Kafka header; a nil Value is a null header value.
-type wireHeader struct {
-	Key   string
-	Value []byte
-}
+// wireEventCount is how many events one HTTP produce call sends.
+const wireEventCount = 1000
 
 // wireRecord is what a record must hold. Nil Key/Value are Kafka nulls, and
 // differ from empty ones.
 type wireRecord struct {
 	Key, Value []byte
-	Headers    []wireHeader
+	Headers    []fabrictest.Header
 	// TsMs is the record timestamp in epoch milliseconds, or -1 when the
 	// producer left it to "now" (then it must fall within the produce call).
 	TsMs int64
 }
 
-type wirePos struct {
-	Partition int32
-	Offset    int64
-}
-
 // sameBytes compares bytes and nullness: nil (null) is not []byte{} (empty).
 func sameBytes(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
 
-func sameHeaders(a, b []wireHeader) bool {
-	return slices.EqualFunc(a, b, func(x, y wireHeader) bool { return x.Key == y.Key && sameBytes(x.Value, y.Value) })
+func sameHeaders(a, b []fabrictest.Header) bool {
+	return slices.EqualFunc(a, b, func(x, y fabrictest.Header) bool { return x.Key == y.Key && sameBytes(x.Value, y.Value) })
 }
 
 // showBytes renders bytes for a failure message, keeping null visible.
@@ -70,7 +56,7 @@ func showBytes(b []byte) string {
 	return fmt.Sprintf("0x%x", b)
 }
 
-func showHeaders(hs []wireHeader) string {
+func showHeaders(hs []fabrictest.Header) string {
 	var buf bytes.Buffer
 	buf.WriteByte('[')
 	for i, h := range hs {
@@ -81,58 +67,6 @@ func showHeaders(hs []wireHeader) string {
 	}
 	buf.WriteByte(']')
 	return buf.String()
-}
-
-// wireRequireKcat fails the test unless kcat is on PATH and runs.
-func wireRequireKcat(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("kcat")
-	if err != nil {
-		t.Fatalf("kcat not found on PATH (%v): %s", err, wireInstallHint)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	if out, err := exec.CommandContext(ctx, path, "-V").CombinedOutput(); err != nil {
-		t.Fatalf("kcat -V: %v: %s: %s", err, out, wireInstallHint)
-	}
-	return path
-}
-
-// wireRequireKafkaPython fails the test unless /usr/bin/python3 imports kafka.
-func wireRequireKafkaPython(t *testing.T) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, wirePython, "-c", "import kafka; print(kafka.__version__)").CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s with the kafka module (kafka-python) is required: %v: %s: %s", wirePython, err, bytes.TrimSpace(out), wireInstallHint)
-	}
-	t.Logf("kafka-python %s", bytes.TrimSpace(out))
-}
-
-// wireRun runs a client subprocess, bounded, and returns its stdout; it
-// fails the test with the client's stderr on any error.
-func wireRun(t *testing.T, stdin []byte, name string, args ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), wireStepTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.WaitDelay = 2 * time.Second
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("%s did not finish within %v; stderr: %s", name, wireStepTimeout, stderr.Bytes())
-	}
-	if err != nil {
-		t.Fatalf("%s: %v; stderr: %s", name, err, stderr.Bytes())
-	}
-	t.Logf("%s ran in %v (%d bytes out)", name, time.Since(start).Round(time.Millisecond), stdout.Len())
-	return stdout.Bytes()
 }
 
 // wireSource creates an Eventstream and resolves it as a notebook would.
@@ -155,33 +89,22 @@ func wireNewSource(e *testEnv) wireSource {
 }
 
 // produce posts a raw produce body and returns where each event landed.
-func (s wireSource) produce(body []byte) []wirePos {
+func (s wireSource) produce(body []byte) []fabrictest.Position {
 	s.e.t.Helper()
 	r := s.e.must(200, s.e.call("POST", "/v1/workspaces/"+s.ws+"/eventstreams/"+s.id+"/sources/"+s.ds+"/events", body))
-	var ans struct {
-		Produced int    `json:"produced"`
-		Topic    string `json:"topic"`
-		Events   []struct {
-			Partition int32 `json:"partition"`
-			Offset    int64 `json:"offset"`
-		} `json:"events"`
-	}
+	var ans fabrictest.ProduceResult
 	if err := json.Unmarshal(r.Raw, &ans); err != nil {
 		s.e.t.Fatalf("produce answer: %v: %s", err, r.Raw)
 	}
 	if ans.Topic != s.topic || ans.Produced != len(ans.Events) {
 		s.e.t.Fatalf("produce answer: topic %q (want %q), produced %d, %d positions", ans.Topic, s.topic, ans.Produced, len(ans.Events))
 	}
-	pos := make([]wirePos, len(ans.Events))
-	for i, ev := range ans.Events {
-		pos[i] = wirePos{ev.Partition, ev.Offset}
-	}
-	return pos
+	return ans.Events
 }
 
 // wireGot is one record as a client read it.
 type wireGot struct {
-	Pos wirePos
+	Pos fabrictest.Position
 	wireRecord
 }
 
@@ -190,24 +113,7 @@ func (s wireSource) consume(wantCount int) []wireGot {
 	s.e.t.Helper()
 	q := url.Values{"maxRecords": {strconv.Itoa(wantCount + 1)}, "timeoutMs": {"15000"}}
 	r := s.e.must(200, s.e.call("GET", "/v1/eventstreams/"+s.id+"/sources/"+s.ds+"/events?"+q.Encode(), nil))
-	var ans struct {
-		Value []struct {
-			Key           []byte `json:"key"`
-			Value         []byte `json:"value"`
-			Topic         string `json:"topic"`
-			Partition     int32  `json:"partition"`
-			Offset        int64  `json:"offset"`
-			Timestamp     string `json:"timestamp"`
-			TimestampType int    `json:"timestampType"`
-			Headers       []struct {
-				Key   string `json:"key"`
-				Value []byte `json:"value"`
-			} `json:"headers"`
-		} `json:"value"`
-		Count       int                         `json:"count"`
-		Complete    bool                        `json:"complete"`
-		NextOffsets map[string]map[string]int64 `json:"nextOffsets"`
-	}
+	var ans fabrictest.ConsumeAnswer
 	if err := json.Unmarshal(r.Raw, &ans); err != nil {
 		s.e.t.Fatalf("consume answer: %v", err)
 	}
@@ -215,25 +121,17 @@ func (s wireSource) consume(wantCount int) []wireGot {
 		s.e.t.Fatalf("consume answer: count %d, %d records, complete %v", ans.Count, len(ans.Value), ans.Complete)
 	}
 	out := make([]wireGot, len(ans.Value))
-	last := wirePos{-1, -1}
+	last := fabrictest.Position{Partition: -1, Offset: -1}
 	for i, v := range ans.Value {
 		if v.Topic != s.topic || v.TimestampType != 0 {
 			s.e.t.Fatalf("record %d: topic %q timestampType %d, want %q and 0 (CreateTime)", i, v.Topic, v.TimestampType, s.topic)
 		}
-		p := wirePos{v.Partition, v.Offset}
+		p := fabrictest.Position{Partition: v.Partition, Offset: v.Offset}
 		if p.Partition < last.Partition || (p.Partition == last.Partition && p.Offset <= last.Offset) {
 			s.e.t.Fatalf("record %d at %v follows %v: records must come ordered by partition, then offset", i, p, last)
 		}
 		last = p
-		ts, err := time.Parse(time.RFC3339Nano, v.Timestamp)
-		if err != nil {
-			s.e.t.Fatalf("record %d: timestamp %q: %v", i, v.Timestamp, err)
-		}
-		g := wireGot{Pos: p, wireRecord: wireRecord{Key: v.Key, Value: v.Value, TsMs: ts.UnixMilli()}}
-		for _, h := range v.Headers {
-			g.Headers = append(g.Headers, wireHeader{h.Key, h.Value})
-		}
-		out[i] = g
+		out[i] = wireGot{Pos: p, wireRecord: wireRecord{Key: v.Key, Value: v.Value, Headers: v.Headers, TsMs: v.Timestamp.UnixMilli()}}
 	}
 	next := ans.NextOffsets[s.topic]
 	for _, g := range out {
@@ -247,19 +145,19 @@ func (s wireSource) consume(wantCount int) []wireGot {
 // wireCompare checks that got holds exactly the records of want, placed at
 // pos, each once, with identical bytes, headers and timestamps ("now"
 // timestamps must fall in [nowFrom, nowTo]).
-func wireCompare(t *testing.T, client string, got []wireGot, want []wireRecord, pos []wirePos, nowFrom, nowTo int64) {
+func wireCompare(t *testing.T, client string, got []wireGot, want []wireRecord, pos []fabrictest.Position, nowFrom, nowTo int64) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Errorf("%s read %d records, want exactly %d", client, len(got), len(want))
 	}
-	at := make(map[wirePos]int, len(pos))
+	at := make(map[fabrictest.Position]int, len(pos))
 	for i, p := range pos {
 		if j, dup := at[p]; dup {
 			t.Fatalf("events %d and %d were both reported at partition %d offset %d", j, i, p.Partition, p.Offset)
 		}
 		at[p] = i
 	}
-	seen := make(map[wirePos]bool, len(got))
+	seen := make(map[fabrictest.Position]bool, len(got))
 	bad := 0
 	fail := func(format string, args ...any) {
 		t.Helper()
@@ -308,7 +206,7 @@ func wireCompare(t *testing.T, client string, got []wireGot, want []wireRecord, 
 
 // wireSpread fails unless records landed in more than one partition and,
 // within each partition, in the order they were sent.
-func wireSpread(t *testing.T, pos []wirePos) map[int32]int {
+func wireSpread(t *testing.T, pos []fabrictest.Position) map[int32]int {
 	t.Helper()
 	per := map[int32]int{}
 	last := map[int32]int64{}
@@ -404,11 +302,11 @@ func wireHTTPEvents(t *testing.T, n int) ([]byte, []wireRecord) {
 		switch i % 8 {
 		case 1, 5: // object form: order kept
 			fields = append(fields, fmt.Sprintf(`"headers": {"trace-id": "t-%d", "ü-key": "välue ✓", "empty": ""}`, i))
-			w.Headers = []wireHeader{{"trace-id", []byte(fmt.Sprintf("t-%d", i))}, {"ü-key", []byte("välue ✓")}, {"empty", []byte{}}}
+			w.Headers = []fabrictest.Header{{Key: "trace-id", Value: []byte(fmt.Sprintf("t-%d", i))}, {Key: "ü-key", Value: []byte("välue ✓")}, {Key: "empty", Value: []byte{}}}
 		case 2, 6: // list form: repeats, null and empty values, an empty key, separators
 			fields = append(fields, `"headers": [{"key": "dup", "value": "1"}, {"key": "dup", "value": "2"}, {"key": "nil", "value": null},`+
 				` {"key": "", "value": "empty key"}, {"key": "a,b=c", "value": "x=y,z\n"}]`)
-			w.Headers = []wireHeader{{"dup", []byte("1")}, {"dup", []byte("2")}, {"nil", nil}, {"", []byte("empty key")}, {"a,b=c", []byte("x=y,z\n")}}
+			w.Headers = []fabrictest.Header{{Key: "dup", Value: []byte("1")}, {Key: "dup", Value: []byte("2")}, {Key: "nil", Value: nil}, {Key: "", Value: []byte("empty key")}, {Key: "a,b=c", Value: []byte("x=y,z\n")}}
 		case 3:
 			fields = append(fields, `"headers": null`)
 		case 7:
@@ -449,7 +347,7 @@ func wireHTTPEvents(t *testing.T, n int) ([]byte, []wireRecord) {
 }
 
 // wireProduceHTTP produces the mixed events in ONE HTTP call.
-func wireProduceHTTP(t *testing.T, s wireSource) (want []wireRecord, pos []wirePos, from, to int64) {
+func wireProduceHTTP(t *testing.T, s wireSource) (want []wireRecord, pos []fabrictest.Position, from, to int64) {
 	t.Helper()
 	body, want := wireHTTPEvents(t, wireEventCount)
 	from = time.Now().UnixMilli()
@@ -520,17 +418,17 @@ func parseKcatRaw(t *testing.T, out []byte) []wireGot {
 // read by kcat (librdkafka) from the resolved bootstrap servers and topic,
 // all partitions, with identical key and value bytes, headers and timestamps.
 func TestWireKcatReadsHTTPProduce(t *testing.T) {
-	kcat := wireRequireKcat(t)
+	kcat := testclients.Kcat(t)
 	e := startEnv(t)
 	s := wireNewSource(e)
 	want, pos, from, to := wireProduceHTTP(t, s)
 	base := []string{"-C", "-b", s.bootstrap, "-t", s.topic, "-o", "beginning", "-e", "-q"}
 
 	// Raw bytes with lengths: exact for any byte, null distinct from empty.
-	raw := parseKcatRaw(t, wireRun(t, nil, kcat, append(base, "-f", kcatRawFormat)...))
+	raw := parseKcatRaw(t, testclients.Run(t, nil, kcat, append(base, "-f", kcatRawFormat)...))
 	// Headers only appear unambiguously (null values, separators) in -J.
 	var js []wireGot
-	sc := bufio.NewScanner(bytes.NewReader(wireRun(t, nil, kcat, append(base, "-J")...)))
+	sc := bufio.NewScanner(bytes.NewReader(testclients.Run(t, nil, kcat, append(base, "-J")...)))
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
 		var m kcatJSON
@@ -540,7 +438,7 @@ func TestWireKcatReadsHTTPProduce(t *testing.T) {
 		if m.Topic != s.topic || m.TsType != "create" {
 			t.Fatalf("kcat -J: topic %q tstype %q, want %q and create", m.Topic, m.TsType, s.topic)
 		}
-		g := wireGot{Pos: wirePos{m.Partition, m.Offset}}
+		g := wireGot{Pos: fabrictest.Position{Partition: m.Partition, Offset: m.Offset}}
 		g.TsMs = m.Ts
 		if m.Key != nil {
 			g.Key = []byte(*m.Key)
@@ -555,7 +453,7 @@ func TestWireKcatReadsHTTPProduce(t *testing.T) {
 			if m.Headers[i] == nil {
 				t.Fatalf("kcat -J: null header name at p%d o%d", m.Partition, m.Offset)
 			}
-			h := wireHeader{Key: *m.Headers[i]}
+			h := fabrictest.Header{Key: *m.Headers[i]}
 			if v := m.Headers[i+1]; v != nil {
 				h.Value = []byte(*v)
 			}
@@ -569,7 +467,7 @@ func TestWireKcatReadsHTTPProduce(t *testing.T) {
 
 	// The raw pass carries no headers; take them from the JSON pass, which
 	// is compared in full on its own.
-	hdrs := map[wirePos][]wireHeader{}
+	hdrs := map[fabrictest.Position][]fabrictest.Header{}
 	for _, g := range js {
 		hdrs[g.Pos] = g.Headers
 	}
@@ -628,7 +526,7 @@ json.dump({"version": __import__("kafka").__version__, "records": out}, sys.stdo
 // with arbitrary binary keys, values and header values (not UTF-8) to the
 // resolved topic; the consume route returns them with identical bytes.
 func TestWireKafkaPythonProduceReadByConsumeRoute(t *testing.T) {
-	wireRequireKafkaPython(t)
+	py := testclients.KafkaPython(t)
 	e := startEnv(t)
 	s := wireNewSource(e)
 
@@ -689,7 +587,7 @@ func TestWireKafkaPythonProduceReadByConsumeRoute(t *testing.T) {
 			w.Value = append(w.Value, 0x80, 0xff, 0x00, 0xc3, 0x28)
 		}
 		for j := range rng.IntN(4) {
-			h := wireHeader{Key: headerKeys[(i+j)%len(headerKeys)], Value: randBytes(40)}
+			h := fabrictest.Header{Key: headerKeys[(i+j)%len(headerKeys)], Value: randBytes(40)}
 			if j == 0 {
 				h.Value = append(h.Value, 0xfe, 0x00, 0xe2, 0x82)
 			}
@@ -721,7 +619,7 @@ func TestWireKafkaPythonProduceReadByConsumeRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out := wireRun(t, spec, wirePython, "-c", wirePythonProducer)
+	out := testclients.Run(t, spec, py, "-c", wirePythonProducer)
 	var ans struct {
 		Version string `json:"version"`
 		Records []struct {
@@ -736,9 +634,9 @@ func TestWireKafkaPythonProduceReadByConsumeRoute(t *testing.T) {
 	if len(ans.Records) != n {
 		t.Fatalf("kafka-python reported %d records, want %d", len(ans.Records), n)
 	}
-	pos := make([]wirePos, n)
+	pos := make([]fabrictest.Position, n)
 	for i, r := range ans.Records {
-		pos[i] = wirePos{r.Partition, r.Offset}
+		pos[i] = fabrictest.Position{Partition: r.Partition, Offset: r.Offset}
 		if want[i].TsMs < 0 {
 			want[i].TsMs = r.Timestamp // the producer's own CreateTime
 		}

@@ -296,37 +296,11 @@ func (es Eventstream) TryConsume(opts ...ConsumeOption) (Records, error) {
 	for _, o := range opts {
 		o(&q)
 	}
-	var out struct {
-		Value []struct {
-			Key           []byte `json:"key"`
-			Value         []byte `json:"value"`
-			Topic         string `json:"topic"`
-			Partition     int32  `json:"partition"`
-			Offset        int64  `json:"offset"`
-			Timestamp     string `json:"timestamp"`
-			TimestampType int    `json:"timestampType"`
-			Headers       []struct {
-				Key   string `json:"key"`
-				Value []byte `json:"value"`
-			} `json:"headers"`
-		} `json:"value"`
-	}
+	var out ConsumeAnswer
 	if _, err := es.env.do(http.MethodGet, es.sourcePath()+"/events", q.values, nil, q.wait, &out); err != nil {
 		return nil, err
 	}
-	rs := make(Records, len(out.Value))
-	for i, r := range out.Value {
-		ts, err := time.Parse(time.RFC3339Nano, r.Timestamp)
-		if err != nil {
-			return nil, fmt.Errorf("consume: record p%d@%d: timestamp %q: %w", r.Partition, r.Offset, r.Timestamp, err)
-		}
-		rec := Record{Key: r.Key, Value: r.Value, Topic: r.Topic, Partition: r.Partition, Offset: r.Offset,
-			Timestamp: ts, TimestampType: r.TimestampType}
-		for _, h := range r.Headers {
-			rec.Headers = append(rec.Headers, Header{Key: h.Key, Value: h.Value})
-		}
-		rs[i] = rec
-	}
+	rs := out.Value
 	sortRecords(rs)
 	return rs, nil
 }

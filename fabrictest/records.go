@@ -16,31 +16,51 @@ import (
 // it: key, value, topic, partition, offset, timestamp, timestampType and
 // headers. Eventstream.Consume (HTTP) and Eventstream.Records (Kafka
 // protocol) both return Records, so the same assertions apply to both.
+//
+// Its JSON form is a record of the emulator's consume route (GET
+// /v1/eventstreams/{id}/sources/{ds}/events): key, value and header values
+// in base64 (null stays null), timestamp in RFC 3339. A test that calls the
+// route itself decodes the answer into a ConsumeAnswer.
 type Record struct {
 	// Key is the record key; nil when the record has none.
-	Key []byte
+	Key []byte `json:"key"`
 	// Value is the record value; nil for a Kafka null (a tombstone).
-	Value []byte
+	Value []byte `json:"value"`
 	// Topic is the Kafka topic, {itemId}.{datasourceId} for an Eventstream.
-	Topic string
+	Topic string `json:"topic"`
 	// Partition is the partition the record is in.
-	Partition int32
+	Partition int32 `json:"partition"`
 	// Offset is the record's offset in its partition.
-	Offset int64
+	Offset int64 `json:"offset"`
 	// Timestamp is the record timestamp (millisecond precision).
-	Timestamp time.Time
+	Timestamp time.Time `json:"timestamp"`
 	// TimestampType is 0 for CreateTime and 1 for LogAppendTime.
-	TimestampType int
+	TimestampType int `json:"timestampType"`
 	// Headers are the record headers, in order.
-	Headers []Header
+	Headers []Header `json:"headers"`
 }
 
 // Header is one Kafka record header. A nil Value is a null header value.
 type Header struct {
 	// Key is the header name; names may repeat.
-	Key string
+	Key string `json:"key"`
 	// Value is the header value.
-	Value []byte
+	Value []byte `json:"value"`
+}
+
+// ConsumeAnswer is the consume route's answer: the records read, in
+// partition then offset order, and where a next read starts.
+type ConsumeAnswer struct {
+	// Value holds the records read.
+	Value Records `json:"value"`
+	// Count is the number of records in Value.
+	Count int `json:"count"`
+	// Complete is true when every partition reached its ending offset, false
+	// when maxRecords or timeoutMs ended the read first.
+	Complete bool `json:"complete"`
+	// NextOffsets maps topic, then partition (as text), to the offset after
+	// the last record read: the startingOffsets of the next page.
+	NextOffsets map[string]map[string]int64 `json:"nextOffsets"`
 }
 
 // DecodeValue unmarshals the record's JSON value into v.

@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -20,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fabrictest/fabrictest/emulator/delta"
+	"github.com/fabrictest/fabrictest/internal/testclients"
 )
 
 // The independent reader: every table a test writes is read back by Python
@@ -27,7 +26,7 @@ import (
 // process for the whole test binary, and compared with delta.ReadTable and
 // with what the test expects.
 
-const installHint = "run `bash scripts/install-python-deps.sh` from the repository root (or set FABRICTEST_PYTHON to a python with deltalake and pyarrow)"
+const installHint = testclients.DeltaInstallHint
 
 var pyReader struct {
 	once   sync.Once
@@ -56,42 +55,8 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// repoRoot walks up from the working directory to the directory of go.mod.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
-// pythonPath finds the interpreter: FABRICTEST_PYTHON, else the project venv.
-func pythonPath() (string, error) {
-	if p := os.Getenv("FABRICTEST_PYTHON"); p != "" {
-		return p, nil
-	}
-	root, err := repoRoot()
-	if err != nil {
-		return "", err
-	}
-	p := filepath.Join(root, ".cache", "venv", "bin", "python")
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("no Python for the delta-rs reader at %s: %s", p, installHint)
-	}
-	return p, nil
-}
-
 func startReader() error {
-	py, err := pythonPath()
+	py, err := testclients.DeltaPython()
 	if err != nil {
 		return err
 	}

@@ -2,73 +2,21 @@ package gateway
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/fabrictest/fabrictest/internal/testclients"
 )
-
-const (
-	// installHint is how to get the third-party clients the wire tests run.
-	installHint = "install them with `bash scripts/install-test-deps.sh` (kcat and python3-kafka)"
-	// systemPython is the interpreter python3-kafka installs into.
-	systemPython = "/usr/bin/python3"
-	// clientTimeout bounds one client subprocess.
-	clientTimeout = 40 * time.Second
-)
-
-// requireKcat fails the test unless kcat runs.
-func requireKcat(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("kcat")
-	if err != nil {
-		t.Fatalf("kcat not found (%v); %s", err, installHint)
-	}
-	if out, err := exec.Command(path, "-V").CombinedOutput(); err != nil {
-		t.Fatalf("kcat -V: %v: %s; %s", err, out, installHint)
-	}
-	return path
-}
-
-// requireKafkaPython fails the test unless the system python imports kafka.
-func requireKafkaPython(t *testing.T) {
-	t.Helper()
-	out, err := exec.Command(systemPython, "-c", "import kafka; print(kafka.__version__)").CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s cannot import kafka (kafka-python): %v: %s; %s", systemPython, err, bytes.TrimSpace(out), installHint)
-	}
-	t.Logf("kafka-python %s", bytes.TrimSpace(out))
-}
-
-// run runs a client subprocess and returns its stdout, failing the test
-// with its stderr on error.
-func run(t *testing.T, stdin []byte, name string, args ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.WaitDelay = 2 * time.Second
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %s: %v\nstderr: %s", name, args[0], err, stderr.Bytes())
-	}
-	return stdout.Bytes()
-}
 
 // TestKcat produces and consumes with kcat (librdkafka) through the gateway,
 // standalone and in a consumer group, and lists metadata.
 func TestKcat(t *testing.T) {
-	kcat := requireKcat(t)
+	kcat := testclients.Kcat(t)
 	e := newEnv(t)
 	pass := e.grant("key_kcat", testTopic, "es-kcat:")
 	sasl := []string{"-b", e.gw.Addr(),
@@ -83,10 +31,10 @@ func TestKcat(t *testing.T) {
 		in.WriteString(line + "\n")
 		want = append(want, strings.Replace(line, ":", "=", 1))
 	}
-	run(t, in.Bytes(), kcat, append(sasl, "-P", "-t", testTopic, "-K", ":")...)
+	testclients.Run(t, in.Bytes(), kcat, append(sasl, "-P", "-t", testTopic, "-K", ":")...)
 
 	read := func(args ...string) []string {
-		out := run(t, nil, kcat, append(sasl, args...)...)
+		out := testclients.Run(t, nil, kcat, append(sasl, args...)...)
 		lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 		slices.Sort(lines)
 		return lines
@@ -97,7 +45,7 @@ func TestKcat(t *testing.T) {
 	if got := read("-G", "$Default", testTopic, "-X", "auto.offset.reset=earliest", "-e", "-q", "-f", "%k=%s\n"); !slices.Equal(got, want) {
 		t.Fatalf("kcat -G read %d lines, want the %d produced (first %q)", len(got), len(want), first(got))
 	}
-	meta := string(run(t, nil, kcat, append(sasl, "-L")...))
+	meta := string(testclients.Run(t, nil, kcat, append(sasl, "-L")...))
 	if !strings.Contains(meta, `topic "`+testTopic+`"`) || strings.Contains(meta, otherTopic) || !strings.Contains(meta, e.gw.Addr()) {
 		t.Fatalf("kcat -L:\n%s\nwant only %s, on broker %s", meta, testTopic, e.gw.Addr())
 	}
@@ -137,11 +85,11 @@ print(json.dumps(got))
 // TestKafkaPython produces and consumes in a group with kafka-python, whose
 // SASL uses SaslHandshake v0 and a bare token.
 func TestKafkaPython(t *testing.T) {
-	requireKafkaPython(t)
+	py := testclients.KafkaPython(t)
 	e := newEnv(t)
 	pass := e.grant("key_py", testTopic, "es-py:")
 	const n = 100
-	out := run(t, nil, systemPython, "-c", pythonScript, e.gw.Addr(), pass, testTopic, fmt.Sprint(n))
+	out := testclients.Run(t, nil, py, "-c", pythonScript, e.gw.Addr(), pass, testTopic, fmt.Sprint(n))
 	var got []struct{ Key, Value string }
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("kafka-python output %q: %v", out, err)
