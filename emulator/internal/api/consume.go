@@ -66,7 +66,7 @@ func renderRecord(r *kgo.Record) recordJSON {
 // written. The answer comes as soon as the range is read, with nextOffsets
 // in the same JSON form for the following call.
 func (a *API) consume(c *call) error {
-	_, s, err := a.source(c, false, store.RoleViewer)
+	_, _, s, err := a.source(c, false, store.RoleViewer)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/eventhouse"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/google/uuid"
@@ -36,10 +37,7 @@ type destinationJSON struct {
 }
 
 func (a *API) renderDestination(d store.Destination) destinationJSON {
-	var spec struct {
-		Database string `json:"database"`
-	}
-	_ = json.Unmarshal(d.Spec, &spec)
+	spec, _ := eventstream.SpecOf(d) // a spec that does not decode renders no database
 	j := destinationJSON{ID: d.ID, Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: spec.Database, Status: "Running"}
 	if st, ok := a.drainStatus(d.ID); ok {
 		j.Delivery = map[string]any{"delivered": st.Written, "failedAttempts": st.Failures}
@@ -68,24 +66,6 @@ type bindRequest struct {
 	Table       string `json:"table"`
 	Database    string `json:"database"`
 	WorkspaceID string `json:"workspaceId"`
-}
-
-// destSpec is what a destination stores beside its table: an Eventhouse's
-// database; for a destination deployed by a definition, its node name and,
-// when the definition's destinations read through different operators, its
-// own operator chain (OwnOperators: Operators replaces the Eventstream's
-// chain, even when empty).
-type destSpec struct {
-	Database     string          `json:"database,omitempty"`
-	Name         string          `json:"name,omitempty"`
-	OwnOperators bool            `json:"ownOperators,omitempty"`
-	Operators    json.RawMessage `json:"operators,omitempty"`
-}
-
-func specOf(d store.Destination) destSpec {
-	var s destSpec
-	_ = json.Unmarshal(d.Spec, &s)
-	return s
 }
 
 // bind serves POST …/eventstreams/{id}/destinations with
@@ -170,7 +150,7 @@ func (a *API) checkBinding(c *call, es store.Item, req bindRequest, field func(s
 		if err := eventhouse.ValidateName(req.Table); err != nil {
 			return store.Destination{}, fabricerr.BadParameter(field("table"), "%v", err)
 		}
-		spec, _ = json.Marshal(destSpec{Database: db})
+		spec = eventstream.Spec{Database: db}.Encode()
 	default:
 		if err := validTableName(field("table"), req.Table); err != nil {
 			return store.Destination{}, err
@@ -185,16 +165,11 @@ func (a *API) checkBinding(c *call, es store.Item, req bindRequest, field func(s
 // the existing spec (its name and operators) and compares the database only.
 func (a *API) applyBinding(ctx context.Context, d store.Destination, native bool) (store.Destination, bool, error) {
 	if old, err := a.cfg.Store.FindDestination(ctx, d.EventstreamID, d.Type, d.ItemID, d.Target); err == nil {
-		spec := d.Spec
-		if native {
-			s := specOf(old)
-			s.Database = specOf(d).Database
-			spec, _ = json.Marshal(s)
+		spec, db, err := rebindSpec(old, d, native)
+		if err != nil {
+			return old, false, err
 		}
-		if len(spec) == 0 {
-			spec = json.RawMessage("{}")
-		}
-		if string(spec) == string(old.Spec) || (native && specOf(d).Database == "") {
+		if string(spec) == string(old.Spec) || (native && db == "") {
 			return old, false, nil
 		}
 		if err := a.cfg.Store.UpdateDestinationSpec(ctx, old.ID, spec); err != nil {
@@ -315,4 +290,27 @@ func (a *API) eventhouseDatabase(c *call, target store.Item, name string) (strin
 	}
 	return "", fabricerr.NotFound(fabricerr.ItemNotFound, "KQLDatabase", name).
 		WithDetails(fabricerr.Detail{ErrorCode: fabricerr.ItemNotFound, Message: "database: Eventhouse " + target.ID + " has no database " + name})
+}
+
+// rebindSpec is the spec binding d over old stores, and d's database.
+// native keeps what a definition stored in old's spec (its name and
+// operators) and takes d's database.
+func rebindSpec(old, d store.Destination, native bool) (json.RawMessage, string, error) {
+	want, err := eventstream.SpecOf(d)
+	if err != nil {
+		return nil, "", err
+	}
+	spec := d.Spec
+	if native {
+		s, err := eventstream.SpecOf(old)
+		if err != nil {
+			return nil, "", err
+		}
+		s.Database = want.Database
+		spec = s.Encode()
+	}
+	if len(spec) == 0 {
+		spec = json.RawMessage("{}")
+	}
+	return spec, want.Database, nil
 }

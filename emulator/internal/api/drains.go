@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 	"github.com/fabrictest/fabrictest/emulator/internal/drain"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
-	"github.com/fabrictest/fabrictest/emulator/pipeline"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
 
@@ -70,11 +69,11 @@ func (a *API) startDrain(ctx context.Context, d store.Destination) error {
 
 // launchDrain builds d's sink and starts its drain.
 func (a *API) launchDrain(ctx context.Context, d store.Destination) error {
-	es, err := a.cfg.Store.GetItem(ctx, d.EventstreamID)
+	es, props, err := eventstream.Load(ctx, a.cfg.Store, d.EventstreamID)
 	if err != nil {
 		return err
 	}
-	if slices.Contains(streamsOf(es).Paused, d.ID) {
+	if props.IsPaused(d.ID) {
 		return nil // paused: resume starts it
 	}
 	mk, ok := writers[d.Type]
@@ -85,12 +84,13 @@ func (a *API) launchDrain(ctx context.Context, d store.Destination) error {
 	if err != nil {
 		return err
 	}
-	ops, err := operatorsOf(es)
-	if spec := specOf(d); spec.OwnOperators {
-		ops, err = nil, nil
-		if len(spec.Operators) > 0 && string(spec.Operators) != "null" {
-			ops, err = pipeline.Parse(spec.Operators)
-		}
+	spec, err := eventstream.SpecOf(d)
+	if err != nil {
+		return err
+	}
+	ops, err := props.Pipeline()
+	if spec.OwnOperators {
+		ops, err = eventstream.ParseOperators(spec.Operators)
 	}
 	if err != nil {
 		return err
@@ -99,7 +99,7 @@ func (a *API) launchDrain(ctx context.Context, d store.Destination) error {
 	if err != nil {
 		return err
 	}
-	streams := streamsOf(es).Streams
+	streams := props.Streams
 	if len(streams) == 0 {
 		return fmt.Errorf("eventstream %s has no stream", es.ID)
 	}
@@ -126,7 +126,7 @@ func (a *API) launchDrain(ctx context.Context, d store.Destination) error {
 }
 
 // drainGroup is the consumer group a destination's drain commits to.
-func drainGroup(destID string) string { return "fabric-emulator-destination-" + destID }
+func drainGroup(destID string) string { return eventstream.DrainGroup(destID) }
 
 func (a *API) stopDrain(id string) error {
 	a.drainsMu.Lock()
@@ -265,7 +265,8 @@ func (a *API) awaitDestinations(ctx context.Context, eventstreamID string, pos [
 
 func describe(d store.Destination) string {
 	if internal(d) {
-		return fmt.Sprintf("the DerivedStream %q (%s, topic %s)", specOf(d).Name, d.Target, derivedTopic(d.EventstreamID, d.Target))
+		spec, _ := eventstream.SpecOf(d) // a spec that does not decode names no stream
+		return fmt.Sprintf("the DerivedStream %q (%s, topic %s)", spec.Name, d.Target, eventstream.DerivedTopic(d.EventstreamID, d.Target))
 	}
 	s := fmt.Sprintf("the %s destination %s (item %s", d.Type, d.ID, d.ItemID)
 	if d.Target != "" {

@@ -2,19 +2,14 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 
 	"github.com/fabrictest/fabrictest/emulator/eventhouse"
-	"github.com/fabrictest/fabrictest/emulator/rows"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/rows"
 )
-
-// eventhouseSpec is what an Eventhouse destination stores beside its table.
-type eventhouseSpec struct {
-	Database string `json:"database"`
-}
 
 // eventhouseWriter ingests each batch with .create-merge and .ingest inline
 // through azure-kusto-go, tagged "<destination>/<seq>" with ingestIfNotExists
@@ -56,8 +51,10 @@ func (a *API) kusto() (*eventhouse.Client, error) {
 
 func init() {
 	writers["Eventhouse"] = func(a *API, d store.Destination) (rowWriter, error) {
-		var spec eventhouseSpec
-		_ = json.Unmarshal(d.Spec, &spec)
+		spec, err := eventstream.SpecOf(d)
+		if err != nil {
+			return nil, err
+		}
 		return &eventhouseWriter{a: a, dest: d, db: spec.Database}, nil
 	}
 }

@@ -12,8 +12,8 @@ import (
 	"sync"
 
 	"github.com/fabrictest/fabrictest/emulator/delta"
-	"github.com/fabrictest/fabrictest/emulator/rows"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/rows"
 )
 
 // lakehouseWriter appends each batch to a Delta table as one commit whose

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -25,7 +26,7 @@ const (
 // seq is.
 type streamWriter struct {
 	a     *API
-	s     stream
+	s     eventstream.Stream
 	known bool // last is what the partition ends with
 	last  mark // the last record written
 }
@@ -109,8 +110,12 @@ func (w *streamWriter) readLast(ctx context.Context) (mark, error) {
 }
 
 func init() {
-	writers[derivedStreamType] = func(a *API, d store.Destination) (rowWriter, error) {
-		return &streamWriter{a: a, s: stream{ID: d.Target, Name: firstNonEmpty(specOf(d).Name, d.Target), Type: derivedStreamType,
-			Topic: derivedTopic(d.EventstreamID, d.Target)}}, nil
+	writers[eventstream.DerivedStreamType] = func(a *API, d store.Destination) (rowWriter, error) {
+		spec, err := eventstream.SpecOf(d)
+		if err != nil {
+			return nil, err
+		}
+		return &streamWriter{a: a, s: eventstream.Stream{ID: d.Target, Name: firstNonEmpty(spec.Name, d.Target),
+			Type: eventstream.DerivedStreamType, Topic: eventstream.DerivedTopic(d.EventstreamID, d.Target)}}, nil
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/sample"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
@@ -110,25 +111,22 @@ func (a *API) planSource(ctx context.Context, ws string, n *node) (ok bool, err 
 	return false, nil
 }
 
-// sourceNodeIDs returns the ids of every source of es's definition.
-func sourceNodeIDs(es store.Item) []string { return definitionNodeIDs(es, "sources", nil) }
-
 // wantedSources lists the run sources of es's definition.
-func (a *API) wantedSources(ctx context.Context, es store.Item) []sourceSpec {
-	props := streamsOf(es)
-	if props.Definition == nil || len(props.Streams) == 0 {
-		return nil
+func (a *API) wantedSources(ctx context.Context, es store.Item) ([]sourceSpec, error) {
+	props, err := eventstream.Decode(es)
+	if err != nil || len(props.Streams) == 0 {
+		return nil, err
 	}
-	t, err := parseTopology(props.Definition.Topology)
-	if err != nil {
-		return nil
+	t, err := props.Topology()
+	if t == nil || err != nil {
+		return nil, err
 	}
-	streamPaused := slices.Contains(props.Paused, strings.ToLower(props.Streams[0].ID))
+	streamPaused := props.StreamPaused()
 	var out []sourceSpec
 	for _, n := range t.Sources {
 		id := strings.ToLower(n.ID())
 		s := sourceSpec{EventstreamID: es.ID, ID: id, Type: n.Type, Topic: props.Streams[0].Topic,
-			paused: streamPaused || slices.Contains(props.Paused, id)}
+			paused: streamPaused || props.IsPaused(id)}
 		switch {
 		case n.Is("SampleData"):
 			s.Sample, _ = sample.Canonical(str(n.Props, "type"))
@@ -149,7 +147,7 @@ func (a *API) wantedSources(ctx context.Context, es store.Item) []sourceSpec {
 		}
 		out = append(out, s)
 	}
-	return out
+	return out, nil
 }
 
 // syncSources makes the runners of Eventstream esID match its stored
@@ -168,7 +166,11 @@ func (a *API) syncSources(esID string) {
 	}
 	want := map[string]sourceSpec{}
 	if es, err := a.cfg.Store.GetItem(ctx, esID); err == nil && es.Type == TypeEventstream {
-		for _, s := range a.wantedSources(ctx, es) {
+		specs, err := a.wantedSources(ctx, es)
+		if err != nil {
+			a.cfg.Logger.Error("read the sources of an Eventstream", "eventstream", esID, "err", err)
+		}
+		for _, s := range specs {
 			want[s.ID] = s
 		}
 	}
@@ -309,10 +311,9 @@ func (a *API) CloseSources() {
 // its Eventstream is, Running for a CustomEndpoint, and for a run source
 // its runner's state (Creating until it first delivered or joined, Failed
 // with the reason), or Unknown without a broker.
-func (a *API) sourceStatus(es store.Item, n *node) (string, error) {
-	props := streamsOf(es)
+func (a *API) sourceStatus(props eventstream.Model, n *node) (string, error) {
 	id := strings.ToLower(n.ID())
-	if slices.Contains(props.Paused, id) || len(props.Streams) > 0 && slices.Contains(props.Paused, strings.ToLower(props.Streams[0].ID)) {
+	if props.IsPaused(id) || props.StreamPaused() {
 		return statusPaused, nil
 	}
 	if n.Is("CustomEndpoint") {
