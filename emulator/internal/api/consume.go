@@ -73,7 +73,7 @@ func (a *API) consume(c *call) error {
 	if !a.cfg.Broker.Enabled() {
 		return kafkaError(broker.ErrNoBroker)
 	}
-	if err := a.ensureStreamTopic(c.r.Context(), s); err != nil {
+	if err := a.rt.EnsureStreamTopic(c.r.Context(), s); err != nil {
 		return err
 	}
 	q := c.r.URL.Query()

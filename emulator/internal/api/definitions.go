@@ -136,7 +136,7 @@ func (a *API) applyDefinition(ctx context.Context, es *store.Item, p *definition
 		if keep[o.ID] {
 			continue
 		}
-		if err := a.stopDrain(o.ID); err != nil {
+		if err := a.rt.Stop(o.ID); err != nil {
 			return err
 		}
 		if err := a.cfg.Store.DeleteDestination(ctx, o.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -144,20 +144,17 @@ func (a *API) applyDefinition(ctx context.Context, es *store.Item, p *definition
 		}
 	}
 	for _, d := range dests {
-		d, created, err := a.applyBinding(ctx, d, false)
-		if err != nil {
+		if _, _, err := a.applyBinding(ctx, d, false); err != nil {
 			return err
-		}
-		if !created { // the operators may have changed under it
-			if err := a.startDrain(ctx, d); err != nil {
-				return err
-			}
 		}
 	}
 	if err := a.applyDerivedStreams(ctx, *es, p, oldStreams); err != nil {
 		return err
 	}
-	a.syncSources(es.ID) // SampleData and Kafka sources start, restart or stop
+	// Drains whose operators changed restart; sources start, restart or stop.
+	if err := a.rt.Sync(ctx, es.ID); err != nil {
+		return err
+	}
 	endpointsAfter, err := endpointIDs(*es)
 	if err != nil {
 		return err

@@ -27,24 +27,6 @@ import (
 // its topic holds the operators' output only.
 const DerivedStreamIsReadOnly = "DerivedStreamIsReadOnly"
 
-// partitions is the partition count of s's topic: one for a DerivedStream
-// (so its records keep the order the exactly-once protocol relies on), the
-// broker's count otherwise (0).
-func partitions(s eventstream.Stream) int32 {
-	if s.Type == eventstream.DerivedStreamType {
-		return 1
-	}
-	return 0
-}
-
-// ensureStreamTopic creates s's topic unless the broker knows it exists.
-func (a *API) ensureStreamTopic(ctx context.Context, s eventstream.Stream) error {
-	if err := a.cfg.Broker.EnsureTopicPartitions(ctx, s.Topic, partitions(s)); err != nil {
-		return kafkaError(err)
-	}
-	return nil
-}
-
 // internal reports whether d is a DerivedStream's internal binding.
 func internal(d store.Destination) bool { return d.Type == eventstream.DerivedStreamType }
 
@@ -75,7 +57,7 @@ func (a *API) applyDerivedStreams(ctx context.Context, es store.Item, p *definit
 		if s.Type != eventstream.DerivedStreamType || want[strings.ToLower(s.ID)] {
 			continue
 		}
-		if err := a.stopDrain(s.ID); err != nil {
+		if err := a.rt.Stop(s.ID); err != nil {
 			return err
 		}
 		if err := a.cfg.Store.DeleteDestination(ctx, s.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -91,21 +73,15 @@ func (a *API) applyDerivedStreams(ctx context.Context, es store.Item, p *definit
 		id := ps.Node.ID()
 		if a.cfg.Broker.Enabled() {
 			s := eventstream.Stream{ID: id, Type: eventstream.DerivedStreamType, Topic: eventstream.DerivedTopic(es.ID, id)}
-			if err := a.ensureStreamTopic(ctx, s); err != nil {
+			if err := a.rt.EnsureStreamTopic(ctx, s); err != nil {
 				return err
 			}
 		}
 		spec := eventstream.Spec{Name: ps.Node.Name, OwnOperators: true, Operators: ps.Operators}.Encode()
 		d := store.Destination{ID: id, EventstreamID: es.ID, Type: eventstream.DerivedStreamType,
 			WorkspaceID: es.WorkspaceID, ItemID: es.ID, Target: id, Spec: spec}
-		d, created, err := a.applyBinding(ctx, d, false)
-		if err != nil {
+		if _, _, err := a.applyBinding(ctx, d, false); err != nil {
 			return fmt.Errorf("start derived stream %s: %w", ps.Node.Name, err)
-		}
-		if !created { // its drain restarts, reading on from its journal
-			if err := a.startDrain(ctx, d); err != nil {
-				return fmt.Errorf("start derived stream %s: %w", ps.Node.Name, err)
-			}
 		}
 	}
 	return nil

@@ -39,7 +39,7 @@ type destinationJSON struct {
 func (a *API) renderDestination(d store.Destination) destinationJSON {
 	spec, _ := eventstream.SpecOf(d) // a spec that does not decode renders no database
 	j := destinationJSON{ID: d.ID, Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: spec.Database, Status: "Running"}
-	if st, ok := a.drainStatus(d.ID); ok {
+	if st, ok := a.rt.DrainStatus(d.ID); ok {
 		j.Delivery = map[string]any{"delivered": st.Written, "failedAttempts": st.Failures}
 		if st.Panics > 0 || st.Skipped > 0 {
 			j.Delivery["recoveredPanics"], j.Delivery["skippedRecords"] = st.Panics, st.Skipped
@@ -48,7 +48,7 @@ func (a *API) renderDestination(d store.Destination) destinationJSON {
 			j.Status = "Failed"
 			j.Delivery["lastError"] = a.scrub(st.Err.Error())
 		}
-		if n, last := a.rejectionsOf(d.ID).get(); n > 0 {
+		if n, last := a.rt.Rejections(d.ID); n > 0 {
 			j.Delivery["rejectedRows"] = n
 			j.Delivery["lastRejection"] = last
 		}
@@ -176,7 +176,7 @@ func (a *API) applyBinding(ctx context.Context, d store.Destination, native bool
 			return old, false, err
 		}
 		old.Spec = spec
-		if err := a.startDrain(ctx, old); err != nil {
+		if err := a.rt.Sync(ctx, old.EventstreamID); err != nil { // it restarts
 			return old, false, err
 		}
 		return old, false, nil
@@ -190,8 +190,8 @@ func (a *API) applyBinding(ctx context.Context, d store.Destination, native bool
 	if err := a.cfg.Store.CreateDestination(ctx, d); err != nil {
 		return d, false, err
 	}
-	if err := a.startDrain(ctx, d); err != nil {
-		_ = a.stopDrain(d.ID)
+	if err := a.rt.Sync(ctx, d.EventstreamID); err != nil && a.rt.StartFailed(d.ID) {
+		_ = a.rt.Stop(d.ID)
 		_ = a.cfg.Store.DeleteDestination(ctx, d.ID)
 		return d, false, err
 	}
@@ -233,7 +233,7 @@ func (a *API) unbind(c *call) error {
 	if err != nil {
 		return err
 	}
-	if err := a.stopDrain(d.ID); err != nil {
+	if err := a.rt.Stop(d.ID); err != nil {
 		return err
 	}
 	if err := a.cfg.Store.DeleteDestination(c.r.Context(), d.ID); err != nil {
@@ -255,7 +255,7 @@ func (a *API) unbindAll(c *call) error {
 		return err
 	}
 	for _, d := range ds {
-		if err := a.stopDrain(d.ID); err != nil {
+		if err := a.rt.Stop(d.ID); err != nil {
 			return err
 		}
 		if err := a.cfg.Store.DeleteDestination(c.r.Context(), d.ID); err != nil && !errors.Is(err, store.ErrNotFound) {

@@ -9,6 +9,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/google/uuid"
 )
@@ -95,20 +96,6 @@ func (a *API) source(c *call, workspaced bool, min store.Role) (store.Item, even
 			Message: "GET the Eventstream item and read properties.streams[0].id for its datasource id"})
 }
 
-// kafkaError maps broker failures: no broker is 501, anything else 502.
-func kafkaError(err error) error {
-	if errors.Is(err, broker.ErrNoBroker) {
-		return fabricerr.New(http.StatusNotImplemented, fabricerr.KafkaNotConfigured,
-			"this emulator runs without a Kafka broker (--kafka none); restart it with --kafka embedded, "+
-				"or attach a cluster with --kafka host:port[,host:port] or FABRIC_KAFKA_BOOTSTRAP")
-	}
-	var fe *fabricerr.Error
-	if errors.As(err, &fe) {
-		return fe
-	}
-	return fabricerr.New(http.StatusBadGateway, fabricerr.KafkaUnavailable, "the Kafka broker failed: %v", err)
-}
-
 // resolve answers the Spark adapter's lookup of a notebook's eventstream.* options.
 func (a *API) resolve(c *call) error {
 	it, _, s, err := a.source(c, false, store.RoleViewer)
@@ -135,3 +122,6 @@ func (a *API) bootstrap() []string {
 	}
 	return a.cfg.Broker.Bootstrap()
 }
+
+// kafkaError maps broker failures: no broker is 501, anything else 502.
+func kafkaError(err error) error { return runtime.KafkaError(err) }

@@ -298,10 +298,10 @@ func (a *API) deleteItem(typed string) endpoint {
 // removeItem stops the drains that read or write the item, releases what
 // the item's kind holds, then deletes it (its bindings go with it).
 func (a *API) removeItem(c *call, it store.Item) error {
-	if err := a.stopDrainsOf(c.r.Context(), it.ID); err != nil {
+	// Before its topic goes, so no source writes it again.
+	if err := a.rt.StopItem(c.r.Context(), it.ID); err != nil {
 		return err
 	}
-	a.stopSourcesOf(it.ID) // before its topic goes, so no source writes it again
 	if it.Type == TypeEventstream {
 		ids, err := endpointIDs(it)
 		if err != nil {

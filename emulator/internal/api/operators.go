@@ -2,28 +2,17 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/pipeline"
 )
 
 // operatorError maps the pipeline's typed errors to Fabric envelopes.
-func operatorError(err error) error {
-	var nse *pipeline.NotSupportedError
-	var ve *pipeline.ValidationError
-	switch {
-	case errors.As(err, &nse):
-		return fabricerr.New(http.StatusBadRequest, "EventstreamOperatorNotSupported", "%v", err).
-			WithDetails(fabricerr.Detail{ErrorCode: "EventstreamOperatorNotSupported", Message: nse.Field})
-	case errors.As(err, &ve):
-		return fabricerr.BadParameter(ve.Field, "%s", ve.Message)
-	}
-	return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidInput, "operators: %v", err)
-}
+func operatorError(err error) error { return runtime.OperatorError(err) }
 
 // setOperators serves POST …/eventstreams/{id}/operators: the body (a list,
 // {"operators": [...]}, or one operator) replaces the chain. Nothing changes
@@ -75,14 +64,8 @@ func (a *API) replaceOperators(c *call, es store.Item, ops []pipeline.Operator) 
 	if err := eventstream.Save(c.r.Context(), a.cfg.Store, &es, props); err != nil {
 		return err
 	}
-	ds, err := a.cfg.Store.ListDestinations(c.r.Context(), es.ID)
-	if err != nil {
+	if err := a.rt.Sync(c.r.Context(), es.ID); err != nil { // the drains restart with the new chain
 		return err
-	}
-	for _, d := range ds {
-		if err := a.startDrain(c.r.Context(), d); err != nil {
-			return err
-		}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"operators": orEmpty(formatted)})
 }

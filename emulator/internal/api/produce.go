@@ -79,7 +79,7 @@ func (a *API) produce(c *call) error {
 	} else if err != nil {
 		return kafkaError(err)
 	}
-	if err := a.awaitDestinations(c.r.Context(), it.ID, pos); err != nil {
+	if err := a.rt.Await(c.r.Context(), it.ID, pos); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{

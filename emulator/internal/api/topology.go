@@ -24,10 +24,11 @@ const EventstreamSourcePaused = "EventstreamSourcePaused"
 
 // Runtime statuses (Fabric's NodeStatus).
 const (
-	statusRunning = "Running"
-	statusPaused  = "Paused"
-	statusFailed  = "Failed"
-	statusUnknown = "Unknown"
+	statusRunning  = "Running"
+	statusPaused   = "Paused"
+	statusFailed   = "Failed"
+	statusUnknown  = "Unknown"
+	statusCreating = "Creating"
 )
 
 // fabricDestinationType is the topology's name of a binding's type.
@@ -66,7 +67,7 @@ func (a *API) destinationStatus(d store.Destination, paused []string) (string, e
 	if slices.Contains(paused, d.ID) {
 		return statusPaused, nil
 	}
-	st, ok := a.drainStatus(d.ID)
+	st, ok := a.rt.DrainStatus(d.ID)
 	switch {
 	case !ok:
 		return statusUnknown, nil
@@ -324,7 +325,8 @@ func (a *API) readStart(c *call) (startRequest, error) {
 	return s, nil
 }
 
-// setPaused adds (pause) or removes ids from es's paused set and stores it.
+// setPaused adds (pause) or removes ids from es's paused set, stores it
+// and syncs the runtime: paused drains and sources stop, resumed ones start.
 func (a *API) setPaused(ctx context.Context, es *store.Item, pause bool, ids ...string) error {
 	props, err := eventstream.Decode(*es)
 	if err != nil {
@@ -334,12 +336,12 @@ func (a *API) setPaused(ctx context.Context, es *store.Item, pause bool, ids ...
 	if err := eventstream.Save(ctx, a.cfg.Store, es, props); err != nil {
 		return err
 	}
-	a.syncSources(es.ID) // SampleData and Kafka sources stop or start with it
+	err = a.rt.Sync(ctx, es.ID)
 	// Kafka clients of paused custom endpoints are cut off, and refused until resumed.
 	if pause {
 		a.revokeSessions(ids...)
 	}
-	return nil
+	return err
 }
 
 // pauseEventstream serves POST …/eventstreams/{id}/pause: every source,
@@ -368,11 +370,6 @@ func (a *API) pauseEventstream(c *call) error {
 	if err := a.setPaused(c.r.Context(), &es, true, ids...); err != nil {
 		return err
 	}
-	for _, d := range dests {
-		if err := a.stopDrain(d.ID); err != nil {
-			return err
-		}
-	}
 	c.w.WriteHeader(http.StatusOK)
 	return nil
 }
@@ -396,19 +393,15 @@ func (a *API) resumeEventstream(c *call) error {
 	if err != nil {
 		return err
 	}
-	var resumed []store.Destination
-	for _, d := range dests {
-		if props.IsPaused(d.ID) || a.startFailed(d.ID) {
-			resumed = append(resumed, d)
+	for _, d := range dests { // they start from startType with the sync below
+		if props.IsPaused(d.ID) || a.rt.StartFailed(d.ID) {
+			if err := a.rt.Seek(c.r.Context(), props, d, st.StartType, st.at); err != nil {
+				return err
+			}
 		}
 	}
 	if err := a.setPaused(c.r.Context(), &es, false, props.Paused...); err != nil {
 		return err
-	}
-	for _, d := range resumed {
-		if err := a.resumeDrain(c.r.Context(), es, d, st); err != nil {
-			return err
-		}
 	}
 	c.w.WriteHeader(http.StatusOK)
 	return nil
@@ -488,22 +481,19 @@ func (a *API) destinationNodeID(c *call) (store.Item, *store.Destination, string
 
 // pauseDestination: the drain stops; events stay in Kafka.
 func (a *API) pauseDestination(c *call) error {
-	es, d, id, err := a.destinationNodeID(c)
+	es, _, id, err := a.destinationNodeID(c)
 	if err != nil {
 		return err
 	}
 	if err := a.setPaused(c.r.Context(), &es, true, id); err != nil {
 		return err
 	}
-	if d != nil {
-		if err := a.stopDrain(d.ID); err != nil {
-			return err
-		}
-	}
 	c.w.WriteHeader(http.StatusOK)
 	return nil
 }
 
+// resumeDestination starts a paused destination (or one that Failed to
+// start) from where startType says.
 func (a *API) resumeDestination(c *call) error {
 	es, d, id, err := a.destinationNodeID(c)
 	if err != nil {
@@ -517,69 +507,26 @@ func (a *API) resumeDestination(c *call) error {
 	if err != nil {
 		return err
 	}
-	if !props.IsPaused(id) {
-		if d != nil && a.startFailed(d.ID) { // Failed to start: try again
-			if err := a.resumeDrain(c.r.Context(), es, *d, st); err != nil {
-				return err
-			}
-		}
+	paused := props.IsPaused(id)
+	if !paused && (d == nil || !a.rt.StartFailed(d.ID)) {
 		c.w.WriteHeader(http.StatusOK) // running: nothing to resume
 		return nil
 	}
-	if err := a.setPaused(c.r.Context(), &es, false, id); err != nil {
-		return err
-	}
 	if d != nil {
-		if err := a.resumeDrain(c.r.Context(), es, *d, st); err != nil {
+		if err := a.rt.Seek(c.r.Context(), props, *d, st.StartType, st.at); err != nil {
 			return err
 		}
 	}
-	c.w.WriteHeader(http.StatusOK)
-	return nil
-}
-
-// resumeDrain restarts a paused destination's drain. WhenLastStopped reads
-// on from its journal; Now and CustomTime move the journal's offsets (and
-// the drain's group) to the topic's end or to the first offsets at or after
-// the time. Moving drops the operators' open windows.
-func (a *API) resumeDrain(ctx context.Context, es store.Item, d store.Destination, st startRequest) error {
-	if !a.cfg.Broker.Enabled() {
-		return nil
+	if paused {
+		err = a.setPaused(c.r.Context(), &es, false, id)
+	} else {
+		err = a.rt.Sync(c.r.Context(), es.ID) // Failed to start: try again
 	}
-	props, err := eventstream.Decode(es)
 	if err != nil {
 		return err
 	}
-	streams := props.Streams
-	if st.StartType != "WhenLastStopped" && len(streams) > 0 {
-		topic := streams[0].Topic
-		if err := a.cfg.Broker.EnsureTopic(ctx, topic); err != nil {
-			return kafkaError(err)
-		}
-		var offs map[int32]int64
-		var err error
-		if st.StartType == "Now" {
-			offs, err = a.cfg.Broker.EndOffsets(ctx, topic)
-		} else {
-			offs, err = a.cfg.Broker.OffsetsAfter(ctx, topic, st.at)
-		}
-		if err != nil {
-			return kafkaError(err)
-		}
-		j, err := a.cfg.Store.GetJournal(ctx, d.ID)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		// A batch still pending is from before the new start: it goes too.
-		j.DestinationID, j.Offsets, j.State, j.Pending = d.ID, offs, nil, nil
-		if err := a.cfg.Store.PutJournal(ctx, j); err != nil {
-			return err
-		}
-		if err := a.cfg.Broker.CommitGroupOffsets(ctx, drainGroup(d.ID), topic, offs); err != nil {
-			return kafkaError(err)
-		}
-	}
-	return a.startDrain(ctx, d)
+	c.w.WriteHeader(http.StatusOK)
+	return nil
 }
 
 func pausedError(es store.Item, ds string) error {

@@ -3,7 +3,7 @@ package eventstream
 import (
 	"context"
 	"encoding/json"
-		"slices"
+	"slices"
 	"testing"
 	"time"
 

@@ -8,3 +8,6 @@ func DerivedTopic(esID, id string) string { return esID + "." + id }
 
 // DrainGroup is the Kafka consumer group of the drain of destination destID.
 func DrainGroup(destID string) string { return "fabric-emulator-destination-" + destID }
+
+// ItemType is the Fabric item type of an Eventstream.
+const ItemType = "Eventstream"

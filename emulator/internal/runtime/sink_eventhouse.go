@@ -1,4 +1,4 @@
-package api
+package runtime
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // through azure-kusto-go, tagged "<destination>/<seq>" with ingestIfNotExists
 // so a batch written again after a failure or a crash lands once.
 type eventhouseWriter struct {
-	a    *API
+	rt   *Runtime
 	dest store.Destination
 	db   string
 }
@@ -24,7 +24,7 @@ func (w *eventhouseWriter) write(ctx context.Context, seq int64, out []outRow) e
 	if len(out) == 0 {
 		return nil
 	}
-	client, err := w.a.kusto()
+	client, err := w.rt.kusto()
 	if err != nil {
 		return err
 	}
@@ -33,33 +33,33 @@ func (w *eventhouseWriter) write(ctx context.Context, seq int64, out []outRow) e
 		batch[i] = r.Row
 	}
 	if err := client.Ingest(ctx, w.db, w.dest.Target, batch, fmt.Sprintf("%s/%d", w.dest.ID, seq)); err != nil {
-		return fmt.Errorf("ingest into %s.%s at %s: %w", w.db, w.dest.Target, w.a.cfg.KQLURL, err)
+		return fmt.Errorf("ingest into %s.%s at %s: %w", w.db, w.dest.Target, w.rt.cfg.KQLURL, err)
 	}
 	return nil
 }
 
 // kusto returns the shared client of the --kql-url engine.
-func (a *API) kusto() (*eventhouse.Client, error) {
-	if a.cfg.KQLURL == "" {
+func (rt *Runtime) kusto() (*eventhouse.Client, error) {
+	if rt.cfg.KQLURL == "" {
 		return nil, fmt.Errorf("no Kusto engine is attached: start the emulator with --kql-url <engine URL> (or FABRIC_KQL_URL); the events stay in Kafka until then")
 	}
-	a.kustoOnce.Do(func() {
-		a.kustoClient, a.kustoErr = eventhouse.New(a.cfg.KQLURL, eventhouse.WithTrustedHost())
+	rt.kustoOnce.Do(func() {
+		rt.kustoClient, rt.kustoErr = eventhouse.New(rt.cfg.KQLURL, eventhouse.WithTrustedHost())
 	})
-	return a.kustoClient, a.kustoErr
+	return rt.kustoClient, rt.kustoErr
 }
 
 func init() {
-	writers["Eventhouse"] = func(a *API, d store.Destination) (rowWriter, error) {
+	writers["Eventhouse"] = func(rt *Runtime, d store.Destination) (rowWriter, error) {
 		spec, err := eventstream.SpecOf(d)
 		if err != nil {
 			return nil, err
 		}
-		return &eventhouseWriter{a: a, dest: d, db: spec.Database}, nil
+		return &eventhouseWriter{rt: rt, dest: d, db: spec.Database}, nil
 	}
 }
 
-// kustoState is the API's lazily made Kusto client.
+// kustoState is the runtime's lazily made Kusto client.
 type kustoState struct {
 	kustoOnce   sync.Once
 	kustoClient *eventhouse.Client
