@@ -100,7 +100,6 @@ func New(opts ...Option) (*Server, error) {
 		PageSize: cfg.pageSize, MaxRequestBytes: cfg.maxRequestBytes, OneLakeDir: oneLake, KQLURL: cfg.kqlURL, Jobs: s.jobs,
 		Advertised: cfg.advertised, RemoteTokens: cfg.remoteTokens, ProduceTimeout: cfg.produceTimeout,
 		AsyncOperations: cfg.asyncOperations, WriteTimeout: t.Write,
-		SampleInterval: cfg.sampleInterval, SampleBatch: cfg.sampleBatch,
 	})
 	if err := s.jobs.Recover(context.Background()); err != nil {
 		return nil, err

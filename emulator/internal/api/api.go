@@ -58,10 +58,6 @@ type Config struct {
 	// AsyncOperations makes every eligible call (item creation) a
 	// long-running operation: 202 + Location / x-ms-operation-id / Retry-After.
 	AsyncOperations bool
-	// SampleInterval and SampleBatch pace SampleData sources: SampleBatch
-	// events every SampleInterval (defaults DefaultSampleInterval, DefaultSampleBatch).
-	SampleInterval time.Duration
-	SampleBatch    int
 }
 
 // DefaultMaxRequestBytes is the default cap on a request body: 16 MiB.
@@ -111,8 +107,7 @@ func New(cfg Config) *API {
 	rt := cfg.Runtime
 	if rt == nil {
 		rt = runtime.New(runtime.Config{Store: cfg.Store, Broker: cfg.Broker, Logger: cfg.Logger, Now: cfg.Now,
-			OneLakeDir: cfg.OneLakeDir, KQLURL: cfg.KQLURL, Jobs: cfg.Jobs, ProduceTimeout: cfg.ProduceTimeout,
-			SampleInterval: cfg.SampleInterval, SampleBatch: cfg.SampleBatch})
+			OneLakeDir: cfg.OneLakeDir, KQLURL: cfg.KQLURL, Jobs: cfg.Jobs, ProduceTimeout: cfg.ProduceTimeout})
 	}
 	a := &API{cfg: cfg, mux: http.NewServeMux(), rt: rt}
 	a.routes()
