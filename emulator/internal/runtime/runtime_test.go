@@ -228,3 +228,30 @@ func TestSyncWithoutBroker(t *testing.T) {
 		t.Fatal("a drain runs without a broker")
 	}
 }
+
+// TestFailedStartStaysUntilSeek: a destination that cannot start is Failed
+// with its error; a Sync for another change leaves it (and returns no
+// error), while Seek (a resume) makes the next Sync try it again.
+func TestFailedStartStaysUntilSeek(t *testing.T) {
+	f := newFixture(t)
+	bad := store.Destination{ID: "bad", EventstreamID: "es", Type: "Nowhere", WorkspaceID: "w", ItemID: "lh",
+		Target: "x", Spec: eventstream.Spec{}.Encode(), CreatedAt: time.Now()}
+	must(t, f.st.CreateDestination(f.ctx, bad))
+	rt := f.runtime()
+	if err := rt.Sync(f.ctx, "es"); err == nil {
+		t.Fatal("Sync hid a destination that cannot start")
+	}
+	if !rt.StartFailed("bad") {
+		t.Fatal("the destination is not Failed")
+	}
+	if _, ok := rt.DrainStatus("d1"); !ok {
+		t.Fatal("one failing destination kept the other from starting")
+	}
+	if err := rt.Sync(f.ctx, "es"); err != nil {
+		t.Fatalf("an unchanged Failed destination failed a later Sync: %v", err)
+	}
+	must(t, rt.Seek(f.ctx, f.model(), bad, StartWhenLastStopped, time.Time{}))
+	if err := rt.Sync(f.ctx, "es"); err == nil {
+		t.Fatal("Sync after Seek did not try the Failed destination again")
+	}
+}
