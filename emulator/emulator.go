@@ -16,6 +16,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 	"github.com/fabrictest/fabrictest/emulator/internal/gateway"
 	"github.com/fabrictest/fabrictest/emulator/internal/jobs"
+	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
 
@@ -27,6 +28,7 @@ type Server struct {
 	issuer *auth.Issuer
 	broker *broker.Broker
 	api    *api.API
+	rt     *runtime.Runtime // the drains and sources behind the API
 	gw     *gateway.Gateway // the custom endpoint's Kafka surface (nil: off)
 	jobs   *jobs.Runner
 	http   *http.Server
@@ -90,20 +92,19 @@ func New(opts ...Option) (*Server, error) {
 		oneLake = s.tmpDir
 	}
 	t := cfg.httpTimeouts.withDefaults(cfg.produceTimeout)
-	s.api = api.New(api.Config{
+	s.rt = runtime.New(runtime.Config{Store: s.store, Broker: s.broker, Logger: cfg.logger, OneLakeDir: oneLake,
+		KQLURL: cfg.kqlURL, Jobs: s.jobs, ProduceTimeout: cfg.produceTimeout,
+		SampleInterval: cfg.sampleInterval, SampleBatch: cfg.sampleBatch})
+	s.api = api.New(api.Config{Runtime: s.rt,
 		Store: s.store, Broker: s.broker, Issuer: s.issuer, Logger: cfg.logger,
 		PageSize: cfg.pageSize, MaxRequestBytes: cfg.maxRequestBytes, OneLakeDir: oneLake, KQLURL: cfg.kqlURL, Jobs: s.jobs,
 		Advertised: cfg.advertised, RemoteTokens: cfg.remoteTokens, ProduceTimeout: cfg.produceTimeout,
 		AsyncOperations: cfg.asyncOperations, WriteTimeout: t.Write,
-		SampleInterval: cfg.sampleInterval, SampleBatch: cfg.sampleBatch,
 	})
 	if err := s.jobs.Recover(context.Background()); err != nil {
 		return nil, err
 	}
-	if err := s.api.StartDrains(context.Background()); err != nil {
-		return nil, err
-	}
-	if err := s.api.StartSources(context.Background()); err != nil {
+	if err := s.rt.SyncAll(context.Background()); err != nil {
 		return nil, err
 	}
 	if err := s.startEndpoint(); err != nil {
@@ -173,8 +174,9 @@ func (s *Server) closeAll(ctx context.Context) error {
 	}
 	if s.api != nil {
 		s.api.CloseOperations()
-		s.api.CloseSources() // they write into the topics the drains read
-		errs = append(errs, s.api.CloseDrains(ctx))
+	}
+	if s.rt != nil {
+		errs = append(errs, s.rt.Close(ctx))
 	}
 	if s.jobs != nil {
 		s.jobs.Close()

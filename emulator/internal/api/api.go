@@ -12,14 +12,13 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/auth"
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
-	"github.com/fabrictest/fabrictest/emulator/internal/drain"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/jobs"
+	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	gojson "github.com/goccy/go-json"
 	"github.com/google/uuid"
@@ -29,8 +28,10 @@ import (
 type Config struct {
 	Store  *store.Store
 	Broker *broker.Broker
-	Issuer *auth.Issuer
-	Logger *slog.Logger
+	// Runtime runs what the API stores (default: one made from this Config).
+	Runtime *runtime.Runtime
+	Issuer  *auth.Issuer
+	Logger  *slog.Logger
 	// PageSize is the largest page a list route answers (default 100).
 	PageSize int
 	// MaxRequestBytes caps request bodies (default DefaultMaxRequestBytes).
@@ -57,10 +58,6 @@ type Config struct {
 	// AsyncOperations makes every eligible call (item creation) a
 	// long-running operation: 202 + Location / x-ms-operation-id / Retry-After.
 	AsyncOperations bool
-	// SampleInterval and SampleBatch pace SampleData sources: SampleBatch
-	// events every SampleInterval (defaults DefaultSampleInterval, DefaultSampleBatch).
-	SampleInterval time.Duration
-	SampleBatch    int
 }
 
 // DefaultMaxRequestBytes is the default cap on a request body: 16 MiB.
@@ -68,30 +65,27 @@ const DefaultMaxRequestBytes = 16 << 20
 
 // DefaultProduceTimeout is how long a produce waits for the broker's
 // acknowledgements by default.
-const DefaultProduceTimeout = 30 * time.Second
+const DefaultProduceTimeout = runtime.DefaultProduceTimeout
 
 // DeliveryWait is how long a produce then waits for its Eventstream's
 // destinations to deliver before answering 504.
-const DeliveryWait = deliveryTimeout
+const DeliveryWait = runtime.DeliveryTimeout
 
 // API is the emulator's http.Handler.
 type API struct {
 	cfg Config
 	mux *http.ServeMux
 
-	drainsMu sync.Mutex
-	drains   map[string]*drain.Drain // by destination id
-	pool     *drain.Pool             // the Kafka connections drains share; made with the first drain
-	rejected map[string]*rejections  // by destination id
-
-	kustoState
+	rt *runtime.Runtime // the drains and sources that run what is stored
 
 	ops operations
 
-	srcs sourceRegistry // runners of SampleData and Kafka-protocol sources
-
 	gateway Gateway // the Kafka endpoint of connection strings (nil: off)
 }
+
+// Runtime is what runs behind the API: the server starts it (SyncAll) and
+// stops it (Close).
+func (a *API) Runtime() *runtime.Runtime { return a.rt }
 
 // New returns the API handler for cfg.
 func New(cfg Config) *API {
@@ -110,7 +104,12 @@ func New(cfg Config) *API {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	a := &API{cfg: cfg, mux: http.NewServeMux(), drains: map[string]*drain.Drain{}, rejected: map[string]*rejections{}}
+	rt := cfg.Runtime
+	if rt == nil {
+		rt = runtime.New(runtime.Config{Store: cfg.Store, Broker: cfg.Broker, Logger: cfg.Logger, Now: cfg.Now,
+			OneLakeDir: cfg.OneLakeDir, KQLURL: cfg.KQLURL, Jobs: cfg.Jobs, ProduceTimeout: cfg.ProduceTimeout})
+	}
+	a := &API{cfg: cfg, mux: http.NewServeMux(), rt: rt}
 	a.routes()
 	return a
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/google/uuid"
@@ -72,7 +73,15 @@ func (a *API) endpointNode(c *call, list string) (store.Item, string, error) {
 		param, what = "dest", "Destination"
 	}
 	id := strings.ToLower(c.r.PathValue(param))
-	if !slices.Contains(customEndpointIDs(es, list), id) {
+	m, err := eventstream.Decode(es)
+	if err != nil {
+		return es, "", err
+	}
+	ids := m.CustomSources()
+	if list == "destinations" {
+		ids = m.CustomDestinations()
+	}
+	if !slices.Contains(ids, id) {
 		e := fabricerr.NotFound(fabricerr.EntityNotFound, what, id)
 		if n, _ := a.topologyNode(c, es, list, id, what); n != nil {
 			e = fabricerr.New(http.StatusBadRequest, "EventstreamNodeNotCustomEndpoint",
@@ -139,7 +148,11 @@ func (a *API) connection(ctx context.Context, es store.Item, node, list string) 
 	if err != nil {
 		return nil, err
 	}
-	entity, err := endpointTopic(es, node)
+	m, err := eventstream.Decode(es)
+	if err != nil {
+		return nil, err
+	}
+	entity, err := endpointTopic(m, node)
 	if err != nil {
 		return nil, err
 	}
@@ -267,19 +280,22 @@ func (a *API) AuthenticateEndpoint(ctx context.Context, username, password strin
 	if err != nil {
 		return EndpointGrant{}, fmt.Errorf("the Eventstream of %s is gone", name)
 	}
-	isSource := slices.Contains(customEndpointIDs(es, "sources"), k.NodeID)
-	if !isSource && !slices.Contains(customEndpointIDs(es, "destinations"), k.NodeID) {
+	m, err := eventstream.Decode(es)
+	if err != nil {
+		return EndpointGrant{}, fmt.Errorf("read the Eventstream of %s: %w", name, err)
+	}
+	isSource := slices.Contains(m.CustomSources(), k.NodeID)
+	if !isSource && !slices.Contains(m.CustomDestinations(), k.NodeID) {
 		return EndpointGrant{}, fmt.Errorf("the custom endpoint of %s was removed from the Eventstream's definition", name)
 	}
-	topic, err := endpointTopic(es, k.NodeID)
+	topic, err := endpointTopic(m, k.NodeID)
 	if err != nil {
 		return EndpointGrant{}, fmt.Errorf("the custom endpoint of %s has no topic: %w", name, err)
 	}
 	if entity != topic {
 		return EndpointGrant{}, fmt.Errorf("EntityPath %q is not the event hub of %s", entity, name)
 	}
-	props := streamsOf(es)
-	if isSource && sourcePaused(es, k.NodeID, props.Streams[0].ID) || !isSource && slices.Contains(props.Paused, k.NodeID) {
+	if isSource && m.SourcePaused(k.NodeID, m.Default().ID) || !isSource && m.IsPaused(k.NodeID) {
 		return EndpointGrant{}, fmt.Errorf("the custom endpoint of %s is paused; resume it (POST …/resume) to connect", name)
 	}
 	return EndpointGrant{KeyID: k.NodeID + "/" + keyType, Topic: entity, GroupPrefix: "ce-" + k.NodeID + "-", Listen: !isSource}, nil
@@ -310,8 +326,9 @@ func (a *API) advertiseEndpoint(c *call) error {
 }
 
 // endpointIDs are the ids of es's CustomEndpoint sources and destinations.
-func endpointIDs(es store.Item) []string {
-	return append(customEndpointIDs(es, "sources"), customEndpointIDs(es, "destinations")...)
+func endpointIDs(es store.Item) ([]string, error) {
+	m, err := eventstream.Decode(es)
+	return m.CustomEndpoints(), err
 }
 
 // closeEndpoints forgets the keys of CustomEndpoint nodes that are gone and

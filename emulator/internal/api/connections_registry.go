@@ -1,14 +1,13 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
 
@@ -41,13 +40,7 @@ const ConnectionNotFound = "ConnectionNotFound"
 const ConnectionInOtherWorkspace = "ConnectionInOtherWorkspace"
 
 // kafkaConnection is a registered connection to a Kafka cluster.
-type kafkaConnection struct {
-	BootstrapServers string `json:"bootstrapServers"`
-	SecurityProtocol string `json:"securityProtocol,omitempty"`
-	SASLMechanism    string `json:"saslMechanism,omitempty"`
-	Username         string `json:"username,omitempty"`
-	Password         string `json:"password,omitempty"`
-}
+type kafkaConnection = runtime.KafkaConnection
 
 // connectionRequest is the body of a registration.
 type connectionRequest struct {
@@ -71,7 +64,7 @@ func oneOf(v string, allowed []string) (string, bool) {
 }
 
 // check validates k in place; field prefixes the field names of errors.
-func (k *kafkaConnection) check() error {
+func checkConnection(k *kafkaConnection) error {
 	var seeds []string
 	for _, h := range strings.Split(k.BootstrapServers, ",") {
 		if h = strings.TrimSpace(h); h == "" {
@@ -133,23 +126,6 @@ func renderConnection(c store.DataConnection, role store.Role) map[string]any {
 	return out
 }
 
-// dataConnection loads connection id for a source of workspace ws: a
-// connection of another workspace (or of none) is ErrNotFound.
-func (a *API) dataConnection(ctx context.Context, ws, id string) (kafkaConnection, error) {
-	var k kafkaConnection
-	c, err := a.cfg.Store.GetDataConnection(ctx, strings.ToLower(id))
-	if err != nil {
-		return k, err
-	}
-	if c.WorkspaceID == "" || c.WorkspaceID != ws {
-		return k, store.ErrNotFound
-	}
-	if err := json.Unmarshal(c.Spec, &k); err != nil {
-		return k, fmt.Errorf("read connection %s: %w", id, err)
-	}
-	return k, nil
-}
-
 func connectionID(c *call) (string, error) {
 	id := strings.ToLower(strings.TrimSpace(c.r.PathValue("connectionId")))
 	if id == "" || len(id) > 128 {
@@ -175,7 +151,7 @@ func (a *API) putConnection(c *call) error {
 		return err
 	}
 	k := req.kafkaConnection
-	if err := k.check(); err != nil {
+	if err := checkConnection(&k); err != nil {
 		return err
 	}
 	spec, _ := json.Marshal(k)
@@ -186,7 +162,7 @@ func (a *API) putConnection(c *call) error {
 	} else if err != nil {
 		return err
 	}
-	a.syncSourcesUsing(id)
+	a.rt.SyncConnection(id)
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
@@ -251,7 +227,7 @@ func (a *API) deleteConnection(c *call) error {
 	} else if err != nil {
 		return err
 	}
-	a.syncSourcesUsing(id)
+	a.rt.SyncConnection(id)
 	c.w.WriteHeader(http.StatusOK)
 	return nil
 }

@@ -66,14 +66,14 @@ func renderRecord(r *kgo.Record) recordJSON {
 // written. The answer comes as soon as the range is read, with nextOffsets
 // in the same JSON form for the following call.
 func (a *API) consume(c *call) error {
-	_, s, err := a.source(c, false, store.RoleViewer)
+	_, _, s, err := a.source(c, false, store.RoleViewer)
 	if err != nil {
 		return err
 	}
 	if !a.cfg.Broker.Enabled() {
 		return kafkaError(broker.ErrNoBroker)
 	}
-	if err := a.ensureStreamTopic(c.r.Context(), s); err != nil {
+	if err := a.rt.EnsureStreamTopic(c.r.Context(), s); err != nil {
 		return err
 	}
 	q := c.r.URL.Query()

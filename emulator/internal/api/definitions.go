@@ -11,8 +11,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/definition"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/google/uuid"
 )
@@ -117,9 +118,15 @@ func (a *API) applyDefinition(ctx context.Context, es *store.Item, p *definition
 	if err != nil {
 		return err
 	}
-	endpointsBefore := endpointIDs(*es)
+	endpointsBefore, err := endpointIDs(*es)
+	if err != nil {
+		return err
+	}
 	dests, keep := plannedDestinations(es.ID, p, existing)
-	oldStreams := setPlan(es, p, keep)
+	oldStreams, err := setPlan(es, p, keep)
+	if err != nil {
+		return err
+	}
 	if err := a.cfg.Store.UpdateItem(ctx, *es); errors.Is(err, store.ErrConflict) {
 		return nameInUse(es.Type, es.DisplayName)
 	} else if err != nil {
@@ -129,7 +136,7 @@ func (a *API) applyDefinition(ctx context.Context, es *store.Item, p *definition
 		if keep[o.ID] {
 			continue
 		}
-		if err := a.stopDrain(o.ID); err != nil {
+		if err := a.rt.Stop(o.ID); err != nil {
 			return err
 		}
 		if err := a.cfg.Store.DeleteDestination(ctx, o.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -137,21 +144,22 @@ func (a *API) applyDefinition(ctx context.Context, es *store.Item, p *definition
 		}
 	}
 	for _, d := range dests {
-		d, created, err := a.applyBinding(ctx, d, false)
-		if err != nil {
+		if _, _, err := a.applyBinding(ctx, d, false); err != nil {
 			return err
-		}
-		if !created { // the operators may have changed under it
-			if err := a.startDrain(ctx, d); err != nil {
-				return err
-			}
 		}
 	}
 	if err := a.applyDerivedStreams(ctx, *es, p, oldStreams); err != nil {
 		return err
 	}
-	a.syncSources(es.ID) // SampleData and Kafka sources start, restart or stop
-	gone := slices.DeleteFunc(endpointsBefore, func(id string) bool { return slices.Contains(endpointIDs(*es), id) })
+	// Drains whose operators changed restart; sources start, restart or stop.
+	if err := a.rt.Sync(ctx, es.ID); err != nil {
+		return err
+	}
+	endpointsAfter, err := endpointIDs(*es)
+	if err != nil {
+		return err
+	}
+	gone := slices.DeleteFunc(endpointsBefore, func(id string) bool { return slices.Contains(endpointsAfter, id) })
 	return a.closeEndpoints(ctx, gone...)
 }
 
@@ -179,11 +187,16 @@ func plannedDestinations(esID string, p *definition.Plan, existing []store.Desti
 // setPlan sets p on es (not stored): its definition, operators, streams,
 // paused nodes (keep are its destinations' ids) and metadata. It returns
 // the streams es had.
-func setPlan(es *store.Item, p *definition.Plan, keep map[string]bool) []stream {
-	props := streamsOf(*es)
+func setPlan(es *store.Item, p *definition.Plan, keep map[string]bool) ([]eventstream.Stream, error) {
+	props, err := eventstream.Decode(*es)
+	if err != nil {
+		return nil, err
+	}
 	def := p.Parts
 	def.Topology = p.Topology.Marshal()
-	props.Definition = &def
+	if err := props.SetDefinition(def); err != nil {
+		return nil, err
+	}
 	props.Operators = p.Operators
 	props.Streams[0].Name = p.StreamName
 	oldStreams := props.Streams
@@ -193,24 +206,27 @@ func setPlan(es *store.Item, p *definition.Plan, keep map[string]bool) []stream 
 		live = append(live, id)
 	}
 	// A paused Eventstream keeps its new DerivedStreams paused too.
-	esPaused := slices.Contains(props.Paused, strings.ToLower(props.Streams[0].ID))
+	esPaused := props.StreamPaused()
 	for _, ps := range p.Derived {
 		id := ps.Node.ID()
-		props.Streams = append(props.Streams, stream{ID: id, Name: ps.Node.Name, Type: derivedStreamType, Topic: derivedTopic(es.ID, id)})
+		props.Streams = append(props.Streams, eventstream.Stream{ID: id, Name: ps.Node.Name,
+			Type: eventstream.DerivedStreamType, Topic: eventstream.DerivedTopic(es.ID, id)})
 		live = append(live, strings.ToLower(id))
-		if esPaused && !slices.ContainsFunc(oldStreams, func(s stream) bool { return strings.EqualFold(s.ID, id) }) {
+		if esPaused && !slices.ContainsFunc(oldStreams, func(s eventstream.Stream) bool { return strings.EqualFold(s.ID, id) }) {
 			props.Paused = append(props.Paused, strings.ToLower(id))
 		}
 	}
 	props.Paused = slices.DeleteFunc(props.Paused, func(id string) bool { return !slices.Contains(live, id) })
-	es.Properties, _ = json.Marshal(props)
+	if err := props.Encode(es); err != nil {
+		return nil, err
+	}
 	if p.DisplayName != nil {
 		es.DisplayName = *p.DisplayName
 	}
 	if p.Description != nil {
 		es.Description = *p.Description
 	}
-	return oldStreams
+	return oldStreams, nil
 }
 
 // ---- routes ----
@@ -233,7 +249,10 @@ func (a *API) getDefinition(typed string) endpoint {
 		if err != nil {
 			return err
 		}
-		props := streamsOf(es)
+		props, err := eventstream.Decode(es)
+		if err != nil {
+			return err
+		}
 		esProps, platform := defaultESProperties, json.RawMessage(nil)
 		if d := props.Definition; d != nil {
 			if len(d.Properties) > 0 {

@@ -2,12 +2,12 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 
-	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/definition"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
 
@@ -20,12 +20,6 @@ type (
 	topology         = definition.Topology
 	storedDefinition = definition.Parts
 )
-
-// parseTopology reads a stored eventstream.json.
-func parseTopology(data []byte) (*topology, error) {
-	t, err := definition.ParseTopology(data)
-	return t, refusalError(err)
-}
 
 // badNode answers a wrong field of node n (see definition.BadNode).
 func badNode(n *node, field, format string, args ...any) error {
@@ -68,13 +62,20 @@ func (r resolver) Destination(_ context.Context, b definition.Binding, field fun
 	if err != nil {
 		return definition.Target{}, err
 	}
-	return definition.Target{Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: specOf(d).Database}, nil
+	spec, err := eventstream.SpecOf(d)
+	if err != nil {
+		return definition.Target{}, err
+	}
+	return definition.Target{Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: spec.Database}, nil
 }
 
 // planDefinition checks def for Eventstream es (not yet stored on create:
 // no streams) and assigns the ids, changing nothing.
 func (a *API) planDefinition(c *call, es store.Item, def storedDefinition) (*definition.Plan, error) {
-	props := streamsOf(es)
+	props, err := eventstream.Decode(es)
+	if err != nil {
+		return nil, err
+	}
 	in := definition.Input{Parts: def, WorkspaceID: es.WorkspaceID, StreamName: es.DisplayName + "-stream", Previous: props.Definition}
 	if len(props.Streams) > 0 {
 		in.StreamID, in.StreamName = props.Streams[0].ID, props.Streams[0].Name
@@ -87,11 +88,11 @@ func (a *API) planDefinition(c *call, es store.Item, def storedDefinition) (*def
 // (no id yet), with its node name and, when the plan's destinations read
 // through different chains, its own.
 func destinationOf(esID string, p *definition.Plan, d definition.Destination) store.Destination {
-	s := destSpec{Database: d.Target.Database, Name: d.Node.Name}
+	s := eventstream.Spec{Database: d.Target.Database, Name: d.Node.Name}
 	if p.OwnOperators {
 		s.OwnOperators, s.Operators = true, d.Operators
 	}
-	spec, _ := json.Marshal(s)
+	spec := s.Encode()
 	return store.Destination{EventstreamID: esID, Type: d.Target.Type, WorkspaceID: d.Target.WorkspaceID, ItemID: d.Target.ItemID, Target: d.Target.Table, Spec: spec}
 }
 

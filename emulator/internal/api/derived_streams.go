@@ -2,15 +2,15 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 
-	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/definition"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
 
@@ -23,36 +23,12 @@ import (
 // it are served its topic. The internal bindings are never listed: the
 // user's destinations are the bindings of every other type.
 
-// Stream types.
-const (
-	defaultStreamType = "DefaultStream"
-	derivedStreamType = "DerivedStream"
-)
-
 // DerivedStreamIsReadOnly answers a produce addressed to a DerivedStream:
 // its topic holds the operators' output only.
 const DerivedStreamIsReadOnly = "DerivedStreamIsReadOnly"
 
-// partitions is the partition count of s's topic: one for a DerivedStream
-// (so its records keep the order the exactly-once protocol relies on), the
-// broker's count otherwise (0).
-func (s stream) partitions() int32 {
-	if s.Type == derivedStreamType {
-		return 1
-	}
-	return 0
-}
-
-// ensureStreamTopic creates s's topic unless the broker knows it exists.
-func (a *API) ensureStreamTopic(ctx context.Context, s stream) error {
-	if err := a.cfg.Broker.EnsureTopicPartitions(ctx, s.Topic, s.partitions()); err != nil {
-		return kafkaError(err)
-	}
-	return nil
-}
-
 // internal reports whether d is a DerivedStream's internal binding.
-func internal(d store.Destination) bool { return d.Type == derivedStreamType }
+func internal(d store.Destination) bool { return d.Type == eventstream.DerivedStreamType }
 
 // userDestinations lists the bindings of Eventstream esID the user sees:
 // all but the internal ones.
@@ -61,30 +37,27 @@ func (a *API) userDestinations(ctx context.Context, esID string) ([]store.Destin
 	return slices.DeleteFunc(ds, internal), err
 }
 
-// derivedTopic is the topic of DerivedStream id of Eventstream esID.
-func derivedTopic(esID, id string) string { return esID + "." + id }
-
 // readOnlyError answers a produce into DerivedStream s.
-func readOnlyError(s stream) error {
+func readOnlyError(s eventstream.Stream) error {
 	return fabricerr.New(http.StatusBadRequest, DerivedStreamIsReadOnly,
 		"%s is the DerivedStream %q: its topic holds the output of the operators before it and takes no events; produce into the DefaultStream or a CustomEndpoint source", s.ID, s.Name).
-		WithResource(s.ID, derivedStreamType)
+		WithResource(s.ID, eventstream.DerivedStreamType)
 }
 
 // applyDerivedStreams reconciles es's DerivedStreams with plan p (es is
 // stored with the new streams; old were its streams before): the topics and
 // internal bindings of streams that are gone are deleted, the others are
 // created or re-pointed at their operator chain.
-func (a *API) applyDerivedStreams(ctx context.Context, es store.Item, p *definition.Plan, old []stream) error {
+func (a *API) applyDerivedStreams(ctx context.Context, es store.Item, p *definition.Plan, old []eventstream.Stream) error {
 	want := map[string]bool{}
 	for _, ps := range p.Derived {
 		want[strings.ToLower(ps.Node.ID())] = true
 	}
 	for _, s := range old {
-		if s.Type != derivedStreamType || want[strings.ToLower(s.ID)] {
+		if s.Type != eventstream.DerivedStreamType || want[strings.ToLower(s.ID)] {
 			continue
 		}
-		if err := a.stopDrain(s.ID); err != nil {
+		if err := a.rt.Stop(s.ID); err != nil {
 			return err
 		}
 		if err := a.cfg.Store.DeleteDestination(ctx, s.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -99,20 +72,16 @@ func (a *API) applyDerivedStreams(ctx context.Context, es store.Item, p *definit
 	for _, ps := range p.Derived {
 		id := ps.Node.ID()
 		if a.cfg.Broker.Enabled() {
-			if err := a.ensureStreamTopic(ctx, stream{ID: id, Type: derivedStreamType, Topic: derivedTopic(es.ID, id)}); err != nil {
+			s := eventstream.Stream{ID: id, Type: eventstream.DerivedStreamType, Topic: eventstream.DerivedTopic(es.ID, id)}
+			if err := a.rt.EnsureStreamTopic(ctx, s); err != nil {
 				return err
 			}
 		}
-		spec, _ := json.Marshal(destSpec{Name: ps.Node.Name, OwnOperators: true, Operators: ps.Operators})
-		d := store.Destination{ID: id, EventstreamID: es.ID, Type: derivedStreamType, WorkspaceID: es.WorkspaceID, ItemID: es.ID, Target: id, Spec: spec}
-		d, created, err := a.applyBinding(ctx, d, false)
-		if err != nil {
+		spec := eventstream.Spec{Name: ps.Node.Name, OwnOperators: true, Operators: ps.Operators}.Encode()
+		d := store.Destination{ID: id, EventstreamID: es.ID, Type: eventstream.DerivedStreamType,
+			WorkspaceID: es.WorkspaceID, ItemID: es.ID, Target: id, Spec: spec}
+		if _, _, err := a.applyBinding(ctx, d, false); err != nil {
 			return fmt.Errorf("start derived stream %s: %w", ps.Node.Name, err)
-		}
-		if !created { // its drain restarts, reading on from its journal
-			if err := a.startDrain(ctx, d); err != nil {
-				return fmt.Errorf("start derived stream %s: %w", ps.Node.Name, err)
-			}
 		}
 	}
 	return nil
@@ -121,30 +90,27 @@ func (a *API) applyDerivedStreams(ctx context.Context, es store.Item, p *definit
 // endpointTopic is the topic the Kafka clients of CustomEndpoint node use:
 // a source's is the DefaultStream's; a destination's, the topic of the
 // stream it reads (the DefaultStream or a DerivedStream).
-func endpointTopic(es store.Item, node string) (string, error) {
-	props := streamsOf(es)
+func endpointTopic(props eventstream.Model, node string) (string, error) {
 	if len(props.Streams) == 0 {
 		return "", fabricerr.New(http.StatusConflict, "EventstreamNotProvisioned", "the Eventstream has no DefaultStream yet")
 	}
-	if props.Definition == nil {
-		return props.Streams[0].Topic, nil
-	}
-	t, err := parseTopology(props.Definition.Topology)
+	t, err := props.Topology()
 	if err != nil {
 		return "", err
+	}
+	if t == nil {
+		return props.Streams[0].Topic, nil
 	}
 	for _, n := range t.Destinations {
 		if !strings.EqualFold(n.ID(), node) || len(n.Inputs) != 1 {
 			continue
 		}
 		in := t.ByName[n.Inputs[0]]
-		if in == nil || !in.Is(derivedStreamType) {
+		if in == nil || !in.Is(eventstream.DerivedStreamType) {
 			break
 		}
-		for _, s := range props.Streams {
-			if strings.EqualFold(s.ID, in.ID()) {
-				return s.Topic, nil
-			}
+		if s, ok := props.Stream(in.ID()); ok {
+			return s.Topic, nil
 		}
 		return "", fmt.Errorf("derived stream %q of CustomEndpoint destination %s has no topic", in.Name, node)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/eventhouse"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/google/uuid"
@@ -36,12 +37,9 @@ type destinationJSON struct {
 }
 
 func (a *API) renderDestination(d store.Destination) destinationJSON {
-	var spec struct {
-		Database string `json:"database"`
-	}
-	_ = json.Unmarshal(d.Spec, &spec)
+	spec, _ := eventstream.SpecOf(d) // a spec that does not decode renders no database
 	j := destinationJSON{ID: d.ID, Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: spec.Database, Status: "Running"}
-	if st, ok := a.drainStatus(d.ID); ok {
+	if st, ok := a.rt.DrainStatus(d.ID); ok {
 		j.Delivery = map[string]any{"delivered": st.Written, "failedAttempts": st.Failures}
 		if st.Panics > 0 || st.Skipped > 0 {
 			j.Delivery["recoveredPanics"], j.Delivery["skippedRecords"] = st.Panics, st.Skipped
@@ -50,7 +48,7 @@ func (a *API) renderDestination(d store.Destination) destinationJSON {
 			j.Status = "Failed"
 			j.Delivery["lastError"] = a.scrub(st.Err.Error())
 		}
-		if n, last := a.rejectionsOf(d.ID).get(); n > 0 {
+		if n, last := a.rt.Rejections(d.ID); n > 0 {
 			j.Delivery["rejectedRows"] = n
 			j.Delivery["lastRejection"] = last
 		}
@@ -68,24 +66,6 @@ type bindRequest struct {
 	Table       string `json:"table"`
 	Database    string `json:"database"`
 	WorkspaceID string `json:"workspaceId"`
-}
-
-// destSpec is what a destination stores beside its table: an Eventhouse's
-// database; for a destination deployed by a definition, its node name and,
-// when the definition's destinations read through different operators, its
-// own operator chain (OwnOperators: Operators replaces the Eventstream's
-// chain, even when empty).
-type destSpec struct {
-	Database     string          `json:"database,omitempty"`
-	Name         string          `json:"name,omitempty"`
-	OwnOperators bool            `json:"ownOperators,omitempty"`
-	Operators    json.RawMessage `json:"operators,omitempty"`
-}
-
-func specOf(d store.Destination) destSpec {
-	var s destSpec
-	_ = json.Unmarshal(d.Spec, &s)
-	return s
 }
 
 // bind serves POST …/eventstreams/{id}/destinations with
@@ -170,7 +150,7 @@ func (a *API) checkBinding(c *call, es store.Item, req bindRequest, field func(s
 		if err := eventhouse.ValidateName(req.Table); err != nil {
 			return store.Destination{}, fabricerr.BadParameter(field("table"), "%v", err)
 		}
-		spec, _ = json.Marshal(destSpec{Database: db})
+		spec = eventstream.Spec{Database: db}.Encode()
 	default:
 		if err := validTableName(field("table"), req.Table); err != nil {
 			return store.Destination{}, err
@@ -185,23 +165,18 @@ func (a *API) checkBinding(c *call, es store.Item, req bindRequest, field func(s
 // the existing spec (its name and operators) and compares the database only.
 func (a *API) applyBinding(ctx context.Context, d store.Destination, native bool) (store.Destination, bool, error) {
 	if old, err := a.cfg.Store.FindDestination(ctx, d.EventstreamID, d.Type, d.ItemID, d.Target); err == nil {
-		spec := d.Spec
-		if native {
-			s := specOf(old)
-			s.Database = specOf(d).Database
-			spec, _ = json.Marshal(s)
+		spec, db, err := rebindSpec(old, d, native)
+		if err != nil {
+			return old, false, err
 		}
-		if len(spec) == 0 {
-			spec = json.RawMessage("{}")
-		}
-		if string(spec) == string(old.Spec) || (native && specOf(d).Database == "") {
+		if string(spec) == string(old.Spec) || (native && db == "") {
 			return old, false, nil
 		}
 		if err := a.cfg.Store.UpdateDestinationSpec(ctx, old.ID, spec); err != nil {
 			return old, false, err
 		}
 		old.Spec = spec
-		if err := a.startDrain(ctx, old); err != nil {
+		if err := a.rt.Sync(ctx, old.EventstreamID); err != nil { // it restarts
 			return old, false, err
 		}
 		return old, false, nil
@@ -215,8 +190,8 @@ func (a *API) applyBinding(ctx context.Context, d store.Destination, native bool
 	if err := a.cfg.Store.CreateDestination(ctx, d); err != nil {
 		return d, false, err
 	}
-	if err := a.startDrain(ctx, d); err != nil {
-		_ = a.stopDrain(d.ID)
+	if err := a.rt.Sync(ctx, d.EventstreamID); err != nil && a.rt.StartFailed(d.ID) {
+		_ = a.rt.Stop(d.ID)
 		_ = a.cfg.Store.DeleteDestination(ctx, d.ID)
 		return d, false, err
 	}
@@ -258,7 +233,7 @@ func (a *API) unbind(c *call) error {
 	if err != nil {
 		return err
 	}
-	if err := a.stopDrain(d.ID); err != nil {
+	if err := a.rt.Stop(d.ID); err != nil {
 		return err
 	}
 	if err := a.cfg.Store.DeleteDestination(c.r.Context(), d.ID); err != nil {
@@ -280,7 +255,7 @@ func (a *API) unbindAll(c *call) error {
 		return err
 	}
 	for _, d := range ds {
-		if err := a.stopDrain(d.ID); err != nil {
+		if err := a.rt.Stop(d.ID); err != nil {
 			return err
 		}
 		if err := a.cfg.Store.DeleteDestination(c.r.Context(), d.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -315,4 +290,27 @@ func (a *API) eventhouseDatabase(c *call, target store.Item, name string) (strin
 	}
 	return "", fabricerr.NotFound(fabricerr.ItemNotFound, "KQLDatabase", name).
 		WithDetails(fabricerr.Detail{ErrorCode: fabricerr.ItemNotFound, Message: "database: Eventhouse " + target.ID + " has no database " + name})
+}
+
+// rebindSpec is the spec binding d over old stores, and d's database.
+// native keeps what a definition stored in old's spec (its name and
+// operators) and takes d's database.
+func rebindSpec(old, d store.Destination, native bool) (json.RawMessage, string, error) {
+	want, err := eventstream.SpecOf(d)
+	if err != nil {
+		return nil, "", err
+	}
+	spec := d.Spec
+	if native {
+		s, err := eventstream.SpecOf(old)
+		if err != nil {
+			return nil, "", err
+		}
+		s.Database = want.Database
+		spec = s.Encode()
+	}
+	if len(spec) == 0 {
+		spec = json.RawMessage("{}")
+	}
+	return spec, want.Database, nil
 }

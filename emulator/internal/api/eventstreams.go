@@ -1,54 +1,33 @@
 package api
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/google/uuid"
 )
-
-// stream is one stream of an Eventstream and the Kafka topic behind it.
-type stream struct {
-	ID    string `json:"id"`
-	Name  string `json:"name"`
-	Type  string `json:"type"`
-	Topic string `json:"topic"`
-}
-
-// eventstreamProps is the stored (and rendered) properties of an Eventstream.
-type eventstreamProps struct {
-	Streams   []stream        `json:"streams"`
-	Operators json.RawMessage `json:"operators,omitempty"`
-	// Definition is what the last create or updateDefinition stored.
-	Definition *storedDefinition `json:"definition,omitempty"`
-	// Paused holds the ids of paused sources and destinations (and the
-	// DefaultStream's id while the whole Eventstream is paused).
-	Paused []string `json:"paused,omitempty"`
-}
-
-func streamsOf(it store.Item) eventstreamProps {
-	var p eventstreamProps
-	_ = json.Unmarshal(it.Properties, &p)
-	return p
-}
 
 // eventstreamKind mints the DefaultStream (datasource id and topic
 // {itemId}.{datasourceId}) and keeps the topic's life tied to the item's.
 var eventstreamKind = kind{
 	provision: func(a *API, c *call, it *store.Item) error {
-		props := streamsOf(*it)
+		props, err := eventstream.Decode(*it)
+		if err != nil {
+			return err
+		}
 		if len(props.Streams) == 0 { // a definition may have named it already
 			ds := uuid.NewString()
-			props.Streams = []stream{{ID: ds, Name: it.DisplayName + "-stream", Type: "DefaultStream", Topic: it.ID + "." + ds}}
+			props.Streams = []eventstream.Stream{{ID: ds, Name: it.DisplayName + "-stream",
+				Type: eventstream.DefaultStreamType, Topic: eventstream.DefaultTopic(it.ID, ds)}}
 		}
-		it.Properties, _ = json.Marshal(props)
-		if err := a.cfg.Store.UpdateItem(c.r.Context(), *it); err != nil {
+		if err := eventstream.Save(c.r.Context(), a.cfg.Store, it, props); err != nil {
 			return err
 		}
 		if !a.cfg.Broker.Enabled() {
@@ -63,20 +42,27 @@ var eventstreamKind = kind{
 		if !a.cfg.Broker.Enabled() {
 			return nil
 		}
-		for _, s := range streamsOf(it).Streams {
+		props, err := eventstream.Decode(it)
+		if err != nil {
+			return err
+		}
+		for _, s := range props.Streams {
 			if err := a.cfg.Broker.DeleteTopic(c.r.Context(), s.Topic); err != nil {
 				return kafkaError(err)
 			}
 		}
 		return nil
 	},
-	properties: func(_ *API, it store.Item) any { return map[string]any{"streams": streamsOf(it).Streams} },
+	properties: func(_ *API, it store.Item) any {
+		props, _ := eventstream.Decode(it) // rendering an item that does not decode shows no streams
+		return map[string]any{"streams": props.Streams}
+	},
 }
 
 // source finds the Eventstream {id} and its stream {ds}. When workspaced, the
 // item must belong to the call's {ws}; otherwise (the notebook routes) the
 // caller's role is checked on the item's own workspace.
-func (a *API) source(c *call, workspaced bool, min store.Role) (store.Item, stream, error) {
+func (a *API) source(c *call, workspaced bool, min store.Role) (store.Item, eventstream.Model, eventstream.Stream, error) {
 	var it store.Item
 	var err error
 	if workspaced {
@@ -91,41 +77,28 @@ func (a *API) source(c *call, workspaced bool, min store.Role) (store.Item, stre
 		}
 	}
 	if err != nil {
-		return it, stream{}, err
+		return it, eventstream.Model{}, eventstream.Stream{}, err
+	}
+	m, err := eventstream.Decode(it)
+	if err != nil {
+		return it, m, eventstream.Stream{}, err
 	}
 	ds := c.r.PathValue("ds")
-	streams := streamsOf(it).Streams
-	for _, s := range streams {
-		if strings.EqualFold(s.ID, ds) {
-			return it, s, nil
-		}
+	if s, ok := m.Stream(ds); ok {
+		return it, m, s, nil
 	}
 	// A definition's CustomEndpoint source feeds the DefaultStream.
-	if len(streams) > 0 && slices.Contains(customEndpointIDs(it, "sources"), strings.ToLower(ds)) {
-		return it, streams[0], nil
+	if len(m.Streams) > 0 && slices.Contains(m.CustomSources(), strings.ToLower(ds)) {
+		return it, m, m.Streams[0], nil
 	}
-	return it, stream{}, fabricerr.NotFound(fabricerr.DatasourceNotFound, "Datasource", ds).
+	return it, m, eventstream.Stream{}, fabricerr.NotFound(fabricerr.DatasourceNotFound, "Datasource", ds).
 		WithDetails(fabricerr.Detail{ErrorCode: fabricerr.DatasourceNotFound,
 			Message: "GET the Eventstream item and read properties.streams[0].id for its datasource id"})
 }
 
-// kafkaError maps broker failures: no broker is 501, anything else 502.
-func kafkaError(err error) error {
-	if errors.Is(err, broker.ErrNoBroker) {
-		return fabricerr.New(http.StatusNotImplemented, fabricerr.KafkaNotConfigured,
-			"this emulator runs without a Kafka broker (--kafka none); restart it with --kafka embedded, "+
-				"or attach a cluster with --kafka host:port[,host:port] or FABRIC_KAFKA_BOOTSTRAP")
-	}
-	var fe *fabricerr.Error
-	if errors.As(err, &fe) {
-		return fe
-	}
-	return fabricerr.New(http.StatusBadGateway, fabricerr.KafkaUnavailable, "the Kafka broker failed: %v", err)
-}
-
 // resolve answers the Spark adapter's lookup of a notebook's eventstream.* options.
 func (a *API) resolve(c *call) error {
-	it, s, err := a.source(c, false, store.RoleViewer)
+	it, _, s, err := a.source(c, false, store.RoleViewer)
 	if err != nil {
 		return err
 	}
@@ -149,3 +122,6 @@ func (a *API) bootstrap() []string {
 	}
 	return a.cfg.Broker.Bootstrap()
 }
+
+// kafkaError maps broker failures: no broker is 501, anything else 502.
+func kafkaError(err error) error { return runtime.KafkaError(err) }

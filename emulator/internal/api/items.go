@@ -8,8 +8,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/definition"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/google/uuid"
 )
@@ -166,15 +167,9 @@ func (a *API) createItem(typed string) endpoint {
 		}
 		var plan *definition.Plan
 		if hasDef { // checked in full before the item exists
-			def, err := decodeDefinition(req.Definition)
-			if err != nil {
+			if plan, err = a.planCreation(c, &it, req.Definition); err != nil {
 				return err
 			}
-			if plan, err = a.planDefinition(c, it, def); err != nil {
-				return err
-			}
-			plan.DisplayName, plan.Description = nil, nil // the request's names win
-			it.Properties, _ = json.Marshal(eventstreamProps{Streams: []stream{{ID: plan.StreamID, Name: plan.StreamName, Type: "DefaultStream", Topic: it.ID + "." + plan.StreamID}}})
 		}
 		if err := a.cfg.Store.CreateItem(c.r.Context(), it); errors.Is(err, store.ErrConflict) {
 			return nameInUse(typ, req.DisplayName)
@@ -303,12 +298,16 @@ func (a *API) deleteItem(typed string) endpoint {
 // removeItem stops the drains that read or write the item, releases what
 // the item's kind holds, then deletes it (its bindings go with it).
 func (a *API) removeItem(c *call, it store.Item) error {
-	if err := a.stopDrainsOf(c.r.Context(), it.ID); err != nil {
+	// Before its topic goes, so no source writes it again.
+	if err := a.rt.StopItem(c.r.Context(), it.ID); err != nil {
 		return err
 	}
-	a.stopSourcesOf(it.ID) // before its topic goes, so no source writes it again
 	if it.Type == TypeEventstream {
-		if err := a.closeEndpoints(c.r.Context(), endpointIDs(it)...); err != nil {
+		ids, err := endpointIDs(it)
+		if err != nil {
+			return err
+		}
+		if err := a.closeEndpoints(c.r.Context(), ids...); err != nil {
 			return err
 		}
 	}
@@ -321,4 +320,21 @@ func (a *API) removeItem(c *call, it store.Item) error {
 		return err
 	}
 	return nil
+}
+
+// planCreation checks the definition raw of Eventstream it (not yet
+// stored) and gives it the plan's DefaultStream.
+func (a *API) planCreation(c *call, it *store.Item, raw json.RawMessage) (*definition.Plan, error) {
+	def, err := decodeDefinition(raw)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := a.planDefinition(c, *it, def)
+	if err != nil {
+		return nil, err
+	}
+	plan.DisplayName, plan.Description = nil, nil // the request's names win
+	m := eventstream.Model{Streams: []eventstream.Stream{{ID: plan.StreamID, Name: plan.StreamName,
+		Type: eventstream.DefaultStreamType, Topic: eventstream.DefaultTopic(it.ID, plan.StreamID)}}}
+	return plan, m.Encode(it)
 }

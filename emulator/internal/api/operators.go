@@ -2,36 +2,17 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
-	"github.com/fabrictest/fabrictest/emulator/pipeline"
+	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/pipeline"
 )
 
-// operatorsOf returns an Eventstream's operator chain (nil for none).
-func operatorsOf(es store.Item) ([]pipeline.Operator, error) {
-	raw := streamsOf(es).Operators
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	return pipeline.Parse(raw)
-}
-
 // operatorError maps the pipeline's typed errors to Fabric envelopes.
-func operatorError(err error) error {
-	var nse *pipeline.NotSupportedError
-	var ve *pipeline.ValidationError
-	switch {
-	case errors.As(err, &nse):
-		return fabricerr.New(http.StatusBadRequest, "EventstreamOperatorNotSupported", "%v", err).
-			WithDetails(fabricerr.Detail{ErrorCode: "EventstreamOperatorNotSupported", Message: nse.Field})
-	case errors.As(err, &ve):
-		return fabricerr.BadParameter(ve.Field, "%s", ve.Message)
-	}
-	return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidInput, "operators: %v", err)
-}
+func operatorError(err error) error { return runtime.OperatorError(err) }
 
 // setOperators serves POST …/eventstreams/{id}/operators: the body (a list,
 // {"operators": [...]}, or one operator) replaces the chain. Nothing changes
@@ -64,7 +45,11 @@ const EventstreamHasDefinition = "EventstreamHasDefinition"
 func (a *API) replaceOperators(c *call, es store.Item, ops []pipeline.Operator) error {
 	// A deployed definition owns the operators: changing them here would
 	// leave getDefinition and the topology describing another pipeline.
-	if streamsOf(es).Definition != nil {
+	props, err := eventstream.Decode(es)
+	if err != nil {
+		return err
+	}
+	if props.Definition != nil {
 		return fabricerr.New(http.StatusConflict, EventstreamHasDefinition,
 			"Eventstream %s was deployed from a definition, which holds its operators; change them with POST …/updateDefinition", es.ID)
 	}
@@ -75,20 +60,12 @@ func (a *API) replaceOperators(c *call, es store.Item, ops []pipeline.Operator) 
 			return err
 		}
 	}
-	props := streamsOf(es)
 	props.Operators = formatted
-	es.Properties, _ = json.Marshal(props)
-	if err := a.cfg.Store.UpdateItem(c.r.Context(), es); err != nil {
+	if err := eventstream.Save(c.r.Context(), a.cfg.Store, &es, props); err != nil {
 		return err
 	}
-	ds, err := a.cfg.Store.ListDestinations(c.r.Context(), es.ID)
-	if err != nil {
+	if err := a.rt.Sync(c.r.Context(), es.ID); err != nil { // the drains restart with the new chain
 		return err
-	}
-	for _, d := range ds {
-		if err := a.startDrain(c.r.Context(), d); err != nil {
-			return err
-		}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"operators": orEmpty(formatted)})
 }
@@ -105,7 +82,11 @@ func (a *API) getOperators(c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"operators": orEmpty(streamsOf(es).Operators)})
+	props, err := eventstream.Decode(es)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"operators": orEmpty(props.Operators)})
 }
 
 func (a *API) deleteOperators(c *call) error {

@@ -13,9 +13,10 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
-	"github.com/fabrictest/fabrictest/emulator/rows"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/rows"
 	gojson "github.com/goccy/go-json"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -47,14 +48,14 @@ type partitionSummary struct {
 // landed. A string value is sent as its UTF-8 bytes, any other JSON value as
 // its compact serialisation, and null as a Kafka null value (a tombstone).
 func (a *API) produce(c *call) error {
-	it, s, err := a.source(c, true, store.RoleContributor)
+	it, m, s, err := a.source(c, true, store.RoleContributor)
 	if err != nil {
 		return err
 	}
-	if s.Type == derivedStreamType {
+	if s.Type == eventstream.DerivedStreamType {
 		return readOnlyError(s)
 	}
-	if sourcePaused(it, c.r.PathValue("ds"), s.ID) {
+	if m.SourcePaused(c.r.PathValue("ds"), s.ID) {
 		return pausedError(it, c.r.PathValue("ds"))
 	}
 	if !a.cfg.Broker.Enabled() {
@@ -78,7 +79,7 @@ func (a *API) produce(c *call) error {
 	} else if err != nil {
 		return kafkaError(err)
 	}
-	if err := a.awaitDestinations(c.r.Context(), it.ID, pos); err != nil {
+	if err := a.rt.Await(c.r.Context(), it.ID, pos); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{

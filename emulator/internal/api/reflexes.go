@@ -1,45 +1,30 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
-	"github.com/fabrictest/fabrictest/emulator/internal/jobs"
+	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/google/uuid"
 )
 
-// EventReceived is the only trigger event type: an event reached the Reflex
-// destination of an Eventstream.
-const EventReceived = "Microsoft.Fabric.Eventstream.EventReceived"
+// EventReceived is the only trigger event type.
+const EventReceived = runtime.EventReceived
 
-// trigger is an Activator rule as the API accepts and renders it.
-type trigger struct {
-	ID          string          `json:"id"`
-	DisplayName string          `json:"displayName"`
-	Enabled     *bool           `json:"enabled"`
-	EventType   string          `json:"eventType"`
-	Source      triggerSource   `json:"source"`
-	Condition   json.RawMessage `json:"condition,omitempty"`
-	Action      triggerAction   `json:"action"`
-}
+type (
+	trigger       = runtime.Trigger
+	triggerSource = runtime.TriggerSource
+	triggerAction = runtime.TriggerAction
+)
 
-type triggerSource struct {
-	ItemID string `json:"itemId"`
-}
-
-type triggerAction struct {
-	WorkspaceID string `json:"workspaceId"`
-	ItemID      string `json:"itemId"`
-	JobType     string `json:"jobType"`
-}
-
-func (t trigger) enabled() bool { return t.Enabled == nil || *t.Enabled }
+var (
+	decodeTrigger  = runtime.DecodeTrigger
+	parseCondition = runtime.ParseCondition
+)
 
 // validate checks t against the caller's rights and the items it names.
 func (a *API) validateTrigger(c *call, reflex store.Item, t *trigger) error {
@@ -106,15 +91,8 @@ func (a *API) createTrigger(c *call) error {
 }
 
 func renderTrigger(t trigger) trigger {
-	on := t.enabled()
+	on := t.IsEnabled()
 	t.Enabled = &on
-	return t
-}
-
-func decodeTrigger(st store.Trigger) trigger {
-	var t trigger
-	_ = json.Unmarshal(st.Body, &t)
-	t.ID = st.ID
 	return t
 }
 
@@ -191,67 +169,4 @@ func (a *API) deleteTrigger(c *call) error {
 	}
 	c.w.WriteHeader(http.StatusOK)
 	return nil
-}
-
-// reflexWriter starts a job per row and matching trigger. Each start is
-// keyed by the event's position (or, for rows made by a window, by the
-// batch's seq and the row's index), so a replay starts nothing twice.
-type reflexWriter struct {
-	a    *API
-	dest store.Destination
-}
-
-func (w reflexWriter) write(ctx context.Context, seq int64, out []outRow) error {
-	stored, err := w.a.cfg.Store.ListTriggers(ctx, w.dest.ItemID)
-	if err != nil {
-		return err
-	}
-	type armed struct {
-		t    trigger
-		cond condition
-	}
-	var live []armed
-	for _, st := range stored {
-		t := decodeTrigger(st)
-		if !t.enabled() || t.EventType != EventReceived || t.Source.ItemID != w.dest.EventstreamID {
-			continue
-		}
-		cond, err := parseCondition(t.Condition)
-		if err != nil {
-			return fmt.Errorf("trigger %s: %w", t.ID, err)
-		}
-		if act, err := w.a.cfg.Store.GetItem(ctx, t.Action.ItemID); errors.Is(err, store.ErrNotFound) || (err == nil && act.WorkspaceID != t.Action.WorkspaceID) {
-			return fmt.Errorf("trigger %s (%s) starts %s jobs of item %s, which no longer exists", t.ID, t.DisplayName, t.Action.JobType, t.Action.ItemID)
-		} else if err != nil {
-			return err
-		}
-		live = append(live, armed{t, cond})
-	}
-	for i, r := range out {
-		at := fmt.Sprintf("%d/%d", r.Partition, r.Offset)
-		if r.Offset < 0 {
-			at = fmt.Sprintf("seq-%d/%d", seq, i)
-		}
-		for _, l := range live {
-			if l.cond != nil && !l.cond(r.Row) {
-				continue
-			}
-			event, _ := json.Marshal(map[string]any{
-				"Key": string(r.Key), "Value": string(r.Value), "EventType": EventReceived,
-				"Source": map[string]any{"itemId": w.dest.EventstreamID, "partition": r.Partition, "offset": r.Offset},
-			})
-			_, err := w.a.cfg.Jobs.Submit(ctx, store.JobInstance{
-				WorkspaceID: l.t.Action.WorkspaceID, ItemID: l.t.Action.ItemID, JobType: l.t.Action.JobType, InvokeType: "EventTriggered",
-				TriggerEvent: event, DedupeKey: w.dest.ID + "/" + at + "/" + l.t.ID,
-			})
-			if err != nil && !errors.Is(err, jobs.ErrDuplicate) {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func init() {
-	writers["Reflex"] = func(a *API, d store.Destination) (rowWriter, error) { return reflexWriter{a: a, dest: d}, nil }
 }

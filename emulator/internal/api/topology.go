@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
@@ -24,10 +24,11 @@ const EventstreamSourcePaused = "EventstreamSourcePaused"
 
 // Runtime statuses (Fabric's NodeStatus).
 const (
-	statusRunning = "Running"
-	statusPaused  = "Paused"
-	statusFailed  = "Failed"
-	statusUnknown = "Unknown"
+	statusRunning  = "Running"
+	statusPaused   = "Paused"
+	statusFailed   = "Failed"
+	statusUnknown  = "Unknown"
+	statusCreating = "Creating"
 )
 
 // fabricDestinationType is the topology's name of a binding's type.
@@ -40,20 +41,24 @@ func fabricDestinationType(t string) string {
 
 // destinationNode renders a binding the native routes made as a Fabric
 // destination node.
-func destinationNode(d store.Destination, input string) map[string]any {
+func destinationNode(d store.Destination, input string) (map[string]any, error) {
+	spec, err := eventstream.SpecOf(d)
+	if err != nil {
+		return nil, err
+	}
 	props := map[string]any{"workspaceId": d.WorkspaceID, "itemId": d.ItemID}
 	switch d.Type {
 	case "Lakehouse":
 		props["deltaTable"] = d.Target
 	case "Eventhouse":
-		props["dataIngestionMode"], props["databaseName"], props["tableName"] = "ProcessedIngestion", specOf(d).Database, d.Target
+		props["dataIngestionMode"], props["databaseName"], props["tableName"] = "ProcessedIngestion", spec.Database, d.Target
 	}
-	name := specOf(d).Name
+	name := spec.Name
 	if name == "" {
 		name = fabricDestinationType(d.Type) + "-" + firstNonEmpty(d.Target, d.ItemID)
 	}
 	return map[string]any{"id": d.ID, "name": name, "type": fabricDestinationType(d.Type), "properties": props,
-		"inputNodes": []any{map[string]any{"name": input}}}
+		"inputNodes": []any{map[string]any{"name": input}}}, nil
 }
 
 // status of a binding: Paused, Failed (with the drain's error), Running,
@@ -62,7 +67,7 @@ func (a *API) destinationStatus(d store.Destination, paused []string) (string, e
 	if slices.Contains(paused, d.ID) {
 		return statusPaused, nil
 	}
-	st, ok := a.drainStatus(d.ID)
+	st, ok := a.rt.DrainStatus(d.ID)
 	switch {
 	case !ok:
 		return statusUnknown, nil
@@ -93,97 +98,119 @@ func (a *API) withStatus(n map[string]any, status string, err error) map[string]
 // ids) that still exist, the native bindings, and with status the runtime
 // state of sources and destinations.
 func (a *API) renderTopology(ctx context.Context, es store.Item, status bool) (map[string]any, error) {
-	props := streamsOf(es)
-	var t *topology
-	if props.Definition != nil {
-		var err error
-		if t, err = parseTopology(props.Definition.Topology); err != nil {
-			return nil, err
-		}
+	props, err := eventstream.Decode(es)
+	if err != nil {
+		return nil, err
+	}
+	t, err := props.Topology()
+	if err != nil {
+		return nil, err
 	}
 	dests, err := a.cfg.Store.ListDestinations(ctx, es.ID)
 	if err != nil {
 		return nil, err
 	}
+	v := &topologyView{out: map[string]any{"compatibilityLevel": "1.0"}, seen: map[string]bool{}, input: props.Default().Name}
+	if t != nil {
+		a.definitionNodes(v, t, props, dests, status)
+	} else {
+		for _, s := range props.Streams {
+			v.streams = append(v.streams, map[string]any{"id": s.ID, "name": s.Name, "type": s.Type, "properties": map[string]any{}, "inputNodes": []any{}})
+		}
+		if v.operators, v.input, err = nativeOperators(props, v.input); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range dests {
+		if v.seen[d.ID] || internal(d) {
+			continue
+		}
+		st, derr := a.destinationStatus(d, props.Paused)
+		node, err := destinationNode(d, v.input)
+		if err != nil {
+			return nil, err
+		}
+		v.destinations = append(v.destinations, a.maybeStatus(node, status, st, derr))
+	}
+	for k, l := range map[string][]any{"sources": v.sources, "streams": v.streams, "operators": v.operators, "destinations": v.destinations} {
+		if l == nil {
+			l = []any{}
+		}
+		v.out[k] = l
+	}
+	return v.out, nil
+}
+
+// topologyView is a topology being rendered.
+type topologyView struct {
+	out                                       map[string]any
+	sources, streams, operators, destinations []any
+	seen                                      map[string]bool // destinations rendered from definition nodes
+	input                                     string          // the node native bindings read
+}
+
+// definitionNodes renders the nodes of the stored definition t into v.
+func (a *API) definitionNodes(v *topologyView, t *topology, props eventstream.Model, dests []store.Destination, status bool) {
 	byID := map[string]store.Destination{}
 	for _, d := range dests {
 		byID[d.ID] = d
 	}
-	out := map[string]any{"compatibilityLevel": "1.0"}
-	var sources, streams, operators, destinations []any
-	seen := map[string]bool{}
-	input := ""
-	if len(props.Streams) > 0 {
-		input = props.Streams[0].Name
+	if cl, ok := t.Field("compatibilityLevel"); ok {
+		v.out["compatibilityLevel"] = cl
 	}
-	if t != nil {
-		if cl, ok := t.Field("compatibilityLevel"); ok {
-			out["compatibilityLevel"] = cl
-		}
-		for _, n := range t.Sources {
-			st, serr := a.sourceStatus(es, n)
-			sources = append(sources, a.maybeStatus(n.Raw, status, st, serr))
-		}
-		for _, n := range t.Streams {
-			streams = append(streams, n.Raw)
-		}
-		for _, n := range t.Operators {
-			operators = append(operators, n.Raw)
-		}
-		for _, n := range t.Destinations {
-			if n.Is("CustomEndpoint") {
-				st := statusRunning
-				if slices.Contains(props.Paused, n.ID()) {
-					st = statusPaused
-				}
-				destinations = append(destinations, a.maybeStatus(n.Raw, status, st, nil))
-				continue
-			}
-			d, ok := byID[n.ID()]
-			if !ok {
-				continue // unbound since
-			}
-			seen[d.ID] = true
-			st, derr := a.destinationStatus(d, props.Paused)
-			destinations = append(destinations, a.maybeStatus(n.Raw, status, st, derr))
-		}
-	} else {
-		for _, s := range props.Streams {
-			streams = append(streams, map[string]any{"id": s.ID, "name": s.Name, "type": s.Type, "properties": map[string]any{}, "inputNodes": []any{}})
-		}
-		// The native operator chain, each reading the one before.
-		var chain []map[string]any
-		_ = json.Unmarshal(props.Operators, &chain)
-		for i, op := range chain {
-			typ, _ := op["type"].(string)
-			name, _ := op["name"].(string)
-			if name == "" {
-				name = fmt.Sprintf("%s%d", typ, i+1)
-			}
-			rest := map[string]any{}
-			for k, v := range op {
-				if k != "type" && k != "name" {
-					rest[k] = v
-				}
-			}
-			operators = append(operators, map[string]any{"name": name, "type": typ, "properties": rest, "inputNodes": []any{map[string]any{"name": input}}})
-			input = name
-		}
+	for _, n := range t.Sources {
+		st, serr := a.sourceStatus(props, n)
+		v.sources = append(v.sources, a.maybeStatus(n.Raw, status, st, serr))
 	}
-	for _, d := range dests {
-		if seen[d.ID] || internal(d) {
+	for _, n := range t.Streams {
+		v.streams = append(v.streams, n.Raw)
+	}
+	for _, n := range t.Operators {
+		v.operators = append(v.operators, n.Raw)
+	}
+	for _, n := range t.Destinations {
+		if n.Is("CustomEndpoint") {
+			st := statusRunning
+			if props.IsPaused(n.ID()) {
+				st = statusPaused
+			}
+			v.destinations = append(v.destinations, a.maybeStatus(n.Raw, status, st, nil))
 			continue
 		}
-		st, derr := a.destinationStatus(d, props.Paused)
-		destinations = append(destinations, a.maybeStatus(destinationNode(d, input), status, st, derr))
-	}
-	for k, v := range map[string][]any{"sources": sources, "streams": streams, "operators": operators, "destinations": destinations} {
-		if v == nil {
-			v = []any{}
+		d, ok := byID[n.ID()]
+		if !ok {
+			continue // unbound since
 		}
-		out[k] = v
+		v.seen[d.ID] = true
+		st, derr := a.destinationStatus(d, props.Paused)
+		v.destinations = append(v.destinations, a.maybeStatus(n.Raw, status, st, derr))
 	}
-	return out, nil
+}
+
+// nativeOperators renders the native operator chain, each reading the one
+// before (the first reads input); it returns the name the destinations read.
+func nativeOperators(props eventstream.Model, input string) ([]any, string, error) {
+	chain, err := props.OperatorObjects()
+	if err != nil {
+		return nil, "", err
+	}
+	var operators []any
+	for i, op := range chain {
+		typ, _ := op["type"].(string)
+		name, _ := op["name"].(string)
+		if name == "" {
+			name = fmt.Sprintf("%s%d", typ, i+1)
+		}
+		rest := map[string]any{}
+		for k, v := range op {
+			if k != "type" && k != "name" {
+				rest[k] = v
+			}
+		}
+		operators = append(operators, map[string]any{"name": name, "type": typ, "properties": rest, "inputNodes": []any{map[string]any{"name": input}}})
+		input = name
+	}
+	return operators, input, nil
 }
 
 func (a *API) maybeStatus(n map[string]any, status bool, st string, err error) map[string]any {
@@ -298,53 +325,23 @@ func (a *API) readStart(c *call) (startRequest, error) {
 	return s, nil
 }
 
-// setPaused adds (pause) or removes ids from es's paused set and stores it.
+// setPaused adds (pause) or removes ids from es's paused set, stores it
+// and syncs the runtime: paused drains and sources stop, resumed ones start.
 func (a *API) setPaused(ctx context.Context, es *store.Item, pause bool, ids ...string) error {
-	props := streamsOf(*es)
-	for _, id := range ids {
-		id = strings.ToLower(id)
-		props.Paused = slices.DeleteFunc(props.Paused, func(p string) bool { return p == id })
-		if pause {
-			props.Paused = append(props.Paused, id)
-		}
-	}
-	es.Properties, _ = json.Marshal(props)
-	if err := a.cfg.Store.UpdateItem(ctx, *es); err != nil {
+	props, err := eventstream.Decode(*es)
+	if err != nil {
 		return err
 	}
-	a.syncSources(es.ID) // SampleData and Kafka sources stop or start with it
+	props.SetPaused(pause, ids...)
+	if err := eventstream.Save(ctx, a.cfg.Store, es, props); err != nil {
+		return err
+	}
+	err = a.rt.Sync(ctx, es.ID)
 	// Kafka clients of paused custom endpoints are cut off, and refused until resumed.
 	if pause {
 		a.revokeSessions(ids...)
 	}
-	return nil
-}
-
-// customEndpointIDs returns the ids of es's definition nodes of type
-// CustomEndpoint: sources ("sources") or destinations ("destinations").
-func customEndpointIDs(es store.Item, list string) []string {
-	return definitionNodeIDs(es, list, func(n *node) bool { return n.Is("CustomEndpoint") })
-}
-
-// definitionNodeIDs returns the lower-case ids of the nodes of es's
-// definition in list ("sources" or "destinations") that keep accepts (all
-// when keep is nil).
-func definitionNodeIDs(es store.Item, list string, keep func(*node) bool) []string {
-	props := streamsOf(es)
-	if props.Definition == nil {
-		return nil
-	}
-	t, err := parseTopology(props.Definition.Topology)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, n := range *t.List(strings.TrimSuffix(list, "s")) {
-		if n.ID() != "" && (keep == nil || keep(n)) {
-			out = append(out, strings.ToLower(n.ID()))
-		}
-	}
-	return out
+	return err
 }
 
 // pauseEventstream serves POST …/eventstreams/{id}/pause: every source,
@@ -359,8 +356,12 @@ func (a *API) pauseEventstream(c *call) error {
 	if err != nil {
 		return err
 	}
-	ids := append(customEndpointIDs(es, "sources"), customEndpointIDs(es, "destinations")...)
-	for _, s := range streamsOf(es).Streams {
+	props, err := eventstream.Decode(es)
+	if err != nil {
+		return err
+	}
+	ids := props.CustomEndpoints()
+	for _, s := range props.Streams {
 		ids = append(ids, s.ID)
 	}
 	for _, d := range dests {
@@ -368,11 +369,6 @@ func (a *API) pauseEventstream(c *call) error {
 	}
 	if err := a.setPaused(c.r.Context(), &es, true, ids...); err != nil {
 		return err
-	}
-	for _, d := range dests {
-		if err := a.stopDrain(d.ID); err != nil {
-			return err
-		}
 	}
 	c.w.WriteHeader(http.StatusOK)
 	return nil
@@ -393,19 +389,19 @@ func (a *API) resumeEventstream(c *call) error {
 	if err != nil {
 		return err
 	}
-	var resumed []store.Destination
-	for _, d := range dests {
-		if slices.Contains(streamsOf(es).Paused, d.ID) || a.startFailed(d.ID) {
-			resumed = append(resumed, d)
-		}
-	}
-	if err := a.setPaused(c.r.Context(), &es, false, streamsOf(es).Paused...); err != nil {
+	props, err := eventstream.Decode(es)
+	if err != nil {
 		return err
 	}
-	for _, d := range resumed {
-		if err := a.resumeDrain(c.r.Context(), es, d, st); err != nil {
-			return err
+	for _, d := range dests { // they start from startType with the sync below
+		if props.IsPaused(d.ID) || a.rt.StartFailed(d.ID) {
+			if err := a.rt.Seek(c.r.Context(), props, d, st.StartType, st.at); err != nil {
+				return err
+			}
 		}
+	}
+	if err := a.setPaused(c.r.Context(), &es, false, props.Paused...); err != nil {
+		return err
 	}
 	c.w.WriteHeader(http.StatusOK)
 	return nil
@@ -418,7 +414,15 @@ func (a *API) sourceID(c *call, min store.Role) (store.Item, string, error) {
 		return es, "", err
 	}
 	id := strings.ToLower(c.r.PathValue("ds"))
-	if !slices.Contains(sourceNodeIDs(es), id) {
+	props, err := eventstream.Decode(es)
+	if err != nil {
+		return es, "", err
+	}
+	ids, err := props.NodeIDs("sources", nil)
+	if err != nil {
+		return es, "", err
+	}
+	if !slices.Contains(ids, id) {
 		return es, "", fabricerr.NotFound(fabricerr.EntityNotFound, "Source", id)
 	}
 	return es, id, nil
@@ -465,7 +469,11 @@ func (a *API) destinationNodeID(c *call) (store.Item, *store.Destination, string
 	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return es, nil, "", err
 	}
-	if slices.Contains(customEndpointIDs(es, "destinations"), id) {
+	props, err := eventstream.Decode(es)
+	if err != nil {
+		return es, nil, "", err
+	}
+	if slices.Contains(props.CustomDestinations(), id) {
 		return es, nil, id, nil
 	}
 	return es, nil, "", fabricerr.NotFound("DestinationNotFound", "Destination", id)
@@ -473,22 +481,19 @@ func (a *API) destinationNodeID(c *call) (store.Item, *store.Destination, string
 
 // pauseDestination: the drain stops; events stay in Kafka.
 func (a *API) pauseDestination(c *call) error {
-	es, d, id, err := a.destinationNodeID(c)
+	es, _, id, err := a.destinationNodeID(c)
 	if err != nil {
 		return err
 	}
 	if err := a.setPaused(c.r.Context(), &es, true, id); err != nil {
 		return err
 	}
-	if d != nil {
-		if err := a.stopDrain(d.ID); err != nil {
-			return err
-		}
-	}
 	c.w.WriteHeader(http.StatusOK)
 	return nil
 }
 
+// resumeDestination starts a paused destination (or one that Failed to
+// start) from where startType says.
 func (a *API) resumeDestination(c *call) error {
 	es, d, id, err := a.destinationNodeID(c)
 	if err != nil {
@@ -498,89 +503,30 @@ func (a *API) resumeDestination(c *call) error {
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(streamsOf(es).Paused, id) {
-		if d != nil && a.startFailed(d.ID) { // Failed to start: try again
-			if err := a.resumeDrain(c.r.Context(), es, *d, st); err != nil {
-				return err
-			}
-		}
+	props, err := eventstream.Decode(es)
+	if err != nil {
+		return err
+	}
+	paused := props.IsPaused(id)
+	if !paused && (d == nil || !a.rt.StartFailed(d.ID)) {
 		c.w.WriteHeader(http.StatusOK) // running: nothing to resume
 		return nil
 	}
-	if err := a.setPaused(c.r.Context(), &es, false, id); err != nil {
-		return err
-	}
 	if d != nil {
-		if err := a.resumeDrain(c.r.Context(), es, *d, st); err != nil {
+		if err := a.rt.Seek(c.r.Context(), props, *d, st.StartType, st.at); err != nil {
 			return err
 		}
+	}
+	if paused {
+		err = a.setPaused(c.r.Context(), &es, false, id)
+	} else {
+		err = a.rt.Sync(c.r.Context(), es.ID) // Failed to start: try again
+	}
+	if err != nil {
+		return err
 	}
 	c.w.WriteHeader(http.StatusOK)
 	return nil
-}
-
-// resumeDrain restarts a paused destination's drain. WhenLastStopped reads
-// on from its journal; Now and CustomTime move the journal's offsets (and
-// the drain's group) to the topic's end or to the first offsets at or after
-// the time. Moving drops the operators' open windows.
-func (a *API) resumeDrain(ctx context.Context, es store.Item, d store.Destination, st startRequest) error {
-	if !a.cfg.Broker.Enabled() {
-		return nil
-	}
-	streams := streamsOf(es).Streams
-	if st.StartType != "WhenLastStopped" && len(streams) > 0 {
-		topic := streams[0].Topic
-		if err := a.cfg.Broker.EnsureTopic(ctx, topic); err != nil {
-			return kafkaError(err)
-		}
-		var offs map[int32]int64
-		var err error
-		if st.StartType == "Now" {
-			offs, err = a.cfg.Broker.EndOffsets(ctx, topic)
-		} else {
-			offs, err = a.cfg.Broker.OffsetsAfter(ctx, topic, st.at)
-		}
-		if err != nil {
-			return kafkaError(err)
-		}
-		j, err := a.cfg.Store.GetJournal(ctx, d.ID)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		// A batch still pending is from before the new start: it goes too.
-		j.DestinationID, j.Offsets, j.State, j.Pending = d.ID, offs, nil, nil
-		if err := a.cfg.Store.PutJournal(ctx, j); err != nil {
-			return err
-		}
-		if err := a.cfg.Broker.CommitGroupOffsets(ctx, drainGroup(d.ID), topic, offs); err != nil {
-			return kafkaError(err)
-		}
-	}
-	return a.startDrain(ctx, d)
-}
-
-// sourcePaused reports whether a produce addressed to ds (a stream id or a
-// CustomEndpoint source id) must be refused: the source is paused, the
-// whole Eventstream is, or every CustomEndpoint source feeding the stream is.
-func sourcePaused(es store.Item, ds string, streamID string) bool {
-	props := streamsOf(es)
-	if len(props.Paused) == 0 {
-		return false
-	}
-	ds = strings.ToLower(ds)
-	if slices.Contains(props.Paused, ds) || slices.Contains(props.Paused, strings.ToLower(streamID)) {
-		return true
-	}
-	if !strings.EqualFold(ds, streamID) {
-		return false
-	}
-	srcs := customEndpointIDs(es, "sources")
-	for _, s := range srcs {
-		if !slices.Contains(props.Paused, s) {
-			return false
-		}
-	}
-	return len(srcs) > 0
 }
 
 func pausedError(es store.Item, ds string) error {

@@ -1,4 +1,4 @@
-package api
+package runtime
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/fabrictest/fabrictest/emulator/delta"
-	"github.com/fabrictest/fabrictest/emulator/rows"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/rows"
 )
 
 // TestLakehouseWriterRecoversPanics: a panic of the Delta writer is the

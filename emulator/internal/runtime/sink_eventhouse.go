@@ -1,26 +1,21 @@
-package api
+package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 
 	"github.com/fabrictest/fabrictest/emulator/eventhouse"
-	"github.com/fabrictest/fabrictest/emulator/rows"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/rows"
 )
-
-// eventhouseSpec is what an Eventhouse destination stores beside its table.
-type eventhouseSpec struct {
-	Database string `json:"database"`
-}
 
 // eventhouseWriter ingests each batch with .create-merge and .ingest inline
 // through azure-kusto-go, tagged "<destination>/<seq>" with ingestIfNotExists
 // so a batch written again after a failure or a crash lands once.
 type eventhouseWriter struct {
-	a    *API
+	rt   *Runtime
 	dest store.Destination
 	db   string
 }
@@ -29,7 +24,7 @@ func (w *eventhouseWriter) write(ctx context.Context, seq int64, out []outRow) e
 	if len(out) == 0 {
 		return nil
 	}
-	client, err := w.a.kusto()
+	client, err := w.rt.kusto()
 	if err != nil {
 		return err
 	}
@@ -38,31 +33,33 @@ func (w *eventhouseWriter) write(ctx context.Context, seq int64, out []outRow) e
 		batch[i] = r.Row
 	}
 	if err := client.Ingest(ctx, w.db, w.dest.Target, batch, fmt.Sprintf("%s/%d", w.dest.ID, seq)); err != nil {
-		return fmt.Errorf("ingest into %s.%s at %s: %w", w.db, w.dest.Target, w.a.cfg.KQLURL, err)
+		return fmt.Errorf("ingest into %s.%s at %s: %w", w.db, w.dest.Target, w.rt.cfg.KQLURL, err)
 	}
 	return nil
 }
 
 // kusto returns the shared client of the --kql-url engine.
-func (a *API) kusto() (*eventhouse.Client, error) {
-	if a.cfg.KQLURL == "" {
+func (rt *Runtime) kusto() (*eventhouse.Client, error) {
+	if rt.cfg.KQLURL == "" {
 		return nil, fmt.Errorf("no Kusto engine is attached: start the emulator with --kql-url <engine URL> (or FABRIC_KQL_URL); the events stay in Kafka until then")
 	}
-	a.kustoOnce.Do(func() {
-		a.kustoClient, a.kustoErr = eventhouse.New(a.cfg.KQLURL, eventhouse.WithTrustedHost())
+	rt.kustoOnce.Do(func() {
+		rt.kustoClient, rt.kustoErr = eventhouse.New(rt.cfg.KQLURL, eventhouse.WithTrustedHost())
 	})
-	return a.kustoClient, a.kustoErr
+	return rt.kustoClient, rt.kustoErr
 }
 
 func init() {
-	writers["Eventhouse"] = func(a *API, d store.Destination) (rowWriter, error) {
-		var spec eventhouseSpec
-		_ = json.Unmarshal(d.Spec, &spec)
-		return &eventhouseWriter{a: a, dest: d, db: spec.Database}, nil
+	writers["Eventhouse"] = func(rt *Runtime, d store.Destination) (rowWriter, error) {
+		spec, err := eventstream.SpecOf(d)
+		if err != nil {
+			return nil, err
+		}
+		return &eventhouseWriter{rt: rt, dest: d, db: spec.Database}, nil
 	}
 }
 
-// kustoState is the API's lazily made Kusto client.
+// kustoState is the runtime's lazily made Kusto client.
 type kustoState struct {
 	kustoOnce   sync.Once
 	kustoClient *eventhouse.Client

@@ -1,4 +1,4 @@
-package api
+package runtime
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"sync"
 
 	"github.com/fabrictest/fabrictest/emulator/delta"
-	"github.com/fabrictest/fabrictest/emulator/rows"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/rows"
 )
 
 // lakehouseWriter appends each batch to a Delta table as one commit whose
@@ -175,26 +175,26 @@ func (w *lakehouseWriter) park(rec map[string]any) error {
 }
 
 func init() {
-	writers["Lakehouse"] = func(a *API, d store.Destination) (rowWriter, error) {
-		t, err := delta.Open(a.tableDir(d.WorkspaceID, d.ItemID, d.Target), delta.WithStreamingUpdate(d.ID))
+	writers["Lakehouse"] = func(rt *Runtime, d store.Destination) (rowWriter, error) {
+		t, err := delta.Open(rt.tableDir(d.WorkspaceID, d.ItemID, d.Target), delta.WithStreamingUpdate(d.ID))
 		if err != nil {
 			return nil, err
 		}
 		return &lakehouseWriter{
-			dest: d, table: t, stats: a.rejectionsOf(d.ID), logger: a.cfg.Logger,
-			rejected: filepath.Join(a.cfg.OneLakeDir, d.WorkspaceID, d.ItemID, "Files", "_rejected", d.Target, d.ID+".jsonl"),
+			dest: d, table: t, stats: rt.rejectionsOf(d.ID), logger: rt.cfg.Logger,
+			rejected: filepath.Join(rt.cfg.OneLakeDir, d.WorkspaceID, d.ItemID, "Files", "_rejected", d.Target, d.ID+".jsonl"),
 		}, nil
 	}
 }
 
 // rejectionsOf returns the rejection counter of a destination.
-func (a *API) rejectionsOf(destID string) *rejections {
-	a.drainsMu.Lock()
-	defer a.drainsMu.Unlock()
-	r, ok := a.rejected[destID]
+func (rt *Runtime) rejectionsOf(destID string) *rejections {
+	rt.drainsMu.Lock()
+	defer rt.drainsMu.Unlock()
+	r, ok := rt.rejected[destID]
 	if !ok {
 		r = &rejections{}
-		a.rejected[destID] = r
+		rt.rejected[destID] = r
 	}
 	return r
 }

@@ -1,19 +1,21 @@
-package api
+package runtime
 
 import (
 	"encoding/json"
 	"errors"
+	"net/http"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/pipeline"
 	"github.com/fabrictest/fabrictest/emulator/rows"
 )
 
-// condition reports whether a row passes a trigger's condition.
-type condition func(rows.Row) bool
+// Condition reports whether a row passes a trigger's condition.
+type Condition func(rows.Row) bool
 
-// parseCondition parses a trigger condition in the Filter operator's
+// ParseCondition parses a trigger condition in the Filter operator's
 // grammar; nil raw (or JSON null) means "every event".
-func parseCondition(raw json.RawMessage) (condition, error) {
+func ParseCondition(raw json.RawMessage) (Condition, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
@@ -31,7 +33,7 @@ func parseCondition(raw json.RawMessage) (condition, error) {
 	if errors.As(err, &ve) {
 		ve.Field = "condition" + trimOperatorPrefix(ve.Field)
 	}
-	return nil, operatorError(err)
+	return nil, OperatorError(err)
 }
 
 // trimOperatorPrefix turns "operators[0].condition.x" into ".x".
@@ -41,4 +43,18 @@ func trimOperatorPrefix(field string) string {
 		return field[len(p):]
 	}
 	return ""
+}
+
+// OperatorError maps the pipeline's typed errors to Fabric envelopes.
+func OperatorError(err error) error {
+	var nse *pipeline.NotSupportedError
+	var ve *pipeline.ValidationError
+	switch {
+	case errors.As(err, &nse):
+		return fabricerr.New(http.StatusBadRequest, "EventstreamOperatorNotSupported", "%v", err).
+			WithDetails(fabricerr.Detail{ErrorCode: "EventstreamOperatorNotSupported", Message: nse.Field})
+	case errors.As(err, &ve):
+		return fabricerr.BadParameter(ve.Field, "%s", ve.Message)
+	}
+	return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidInput, "operators: %v", err)
 }

@@ -1,4 +1,4 @@
-package api
+package runtime
 
 import (
 	"context"
@@ -12,11 +12,11 @@ import (
 // copy dereferences) is recovered: the source shows Failed with the panic,
 // and the runner goes on retrying instead of taking the process down.
 func TestKafkaSourceRecoversPanic(t *testing.T) {
-	a := &API{cfg: Config{Logger: slog.New(slog.DiscardHandler)}}
+	rt := &Runtime{cfg: Config{Logger: slog.New(slog.DiscardHandler)}}
 	run := &sourceRunner{spec: sourceSpec{ID: "s", Topic: "t"}, done: make(chan struct{})}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*kafkaRetry/2)
 	defer cancel()
-	go func() { defer close(run.done); a.runKafka(ctx, run, a.cfg.Logger) }()
+	go func() { defer close(run.done); rt.runKafka(ctx, run, rt.cfg.Logger) }()
 	deadline := time.Now().Add(time.Second)
 	for {
 		if _, err := run.state(); err != nil {

@@ -1,4 +1,4 @@
-package api
+package runtime
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/sample"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
@@ -17,15 +18,12 @@ import (
 // Kafka-protocol sources (ApacheKafka, ConfluentCloud, AmazonMSKKafka) copy
 // a topic of another cluster, both into the Eventstream's DefaultStream
 // topic. Each such source of a deployed definition has one runner while
-// neither it nor its Eventstream is paused; syncSources reconciles the
+// neither it nor its Eventstream is paused; Sync (syncSources) reconciles the
 // runners with the stored definition after every change (deploy, pause,
 // resume, delete, connection change), so a runner never outlives its node.
 
-const (
-	statusCreating = "Creating"
-	// SourceFailed is the errorCode of a failed source in the topology.
-	SourceFailed = "SourceFailed"
-)
+// SourceFailed is the errorCode of a failed source in the topology.
+const SourceFailed = "SourceFailed"
 
 // sourceError is why a runner is failing; the topology renders it.
 type sourceError struct{ err error }
@@ -41,8 +39,8 @@ type sourceSpec struct {
 	Type          string            `json:"type"`
 	Topic         string            `json:"topic"`
 	Sample        string            `json:"sample,omitempty"`
-	Kafka         *kafkaSourceProps `json:"kafka,omitempty"`
-	Conn          *kafkaConnection  `json:"conn,omitempty"`
+	Kafka         *KafkaSourceProps `json:"kafka,omitempty"`
+	Conn          *KafkaConnection  `json:"conn,omitempty"`
 	ConnErr       string            `json:"connErr,omitempty"`
 	paused        bool
 }
@@ -84,7 +82,7 @@ func (r *sourceRunner) stop() {
 	<-r.done
 }
 
-// sourceRegistry holds the runners of an API. The zero value is ready.
+// sourceRegistry holds the runners of a Runtime. The zero value is ready.
 type sourceRegistry struct {
 	syncMu  sync.Mutex // one reconciliation at a time
 	mu      sync.Mutex // guards the maps
@@ -96,46 +94,29 @@ type sourceRegistry struct {
 	closed bool
 }
 
-// planSource checks a definition's source of a type the emulator runs and
-// canonicalises it; ok is false for the other types.
-func (a *API) planSource(ctx context.Context, ws string, n *node) (ok bool, err error) {
-	if n.Is("SampleData") {
-		n.Raw["type"] = "SampleData"
-		return true, checkSampleSource(n)
-	}
-	if t, isKafka := oneOf(n.Type, kafkaSourceTypes); isKafka {
-		n.Raw["type"] = t
-		return true, a.checkKafkaSource(ctx, ws, n)
-	}
-	return false, nil
-}
-
-// sourceNodeIDs returns the ids of every source of es's definition.
-func sourceNodeIDs(es store.Item) []string { return definitionNodeIDs(es, "sources", nil) }
-
 // wantedSources lists the run sources of es's definition.
-func (a *API) wantedSources(ctx context.Context, es store.Item) []sourceSpec {
-	props := streamsOf(es)
-	if props.Definition == nil || len(props.Streams) == 0 {
-		return nil
+func (rt *Runtime) wantedSources(ctx context.Context, es store.Item) ([]sourceSpec, error) {
+	props, err := eventstream.Decode(es)
+	if err != nil || len(props.Streams) == 0 {
+		return nil, err
 	}
-	t, err := parseTopology(props.Definition.Topology)
-	if err != nil {
-		return nil
+	t, err := props.Topology()
+	if t == nil || err != nil {
+		return nil, err
 	}
-	streamPaused := slices.Contains(props.Paused, strings.ToLower(props.Streams[0].ID))
+	streamPaused := props.StreamPaused()
 	var out []sourceSpec
 	for _, n := range t.Sources {
 		id := strings.ToLower(n.ID())
 		s := sourceSpec{EventstreamID: es.ID, ID: id, Type: n.Type, Topic: props.Streams[0].Topic,
-			paused: streamPaused || slices.Contains(props.Paused, id)}
+			paused: streamPaused || props.IsPaused(id)}
 		switch {
 		case n.Is("SampleData"):
 			s.Sample, _ = sample.Canonical(str(n.Props, "type"))
-		case slices.Contains(kafkaSourceTypes, n.Type):
-			k := kafkaPropsOf(n)
+		case slices.Contains(KafkaSourceTypes, n.Type):
+			k := KafkaPropsOf(n)
 			s.Kafka = &k
-			conn, err := a.dataConnection(ctx, es.WorkspaceID, k.DataConnectionID)
+			conn, err := rt.DataConnection(ctx, es.WorkspaceID, k.DataConnectionID)
 			switch {
 			case errors.Is(err, store.ErrNotFound):
 				s.ConnErr = fmt.Sprintf("connection %s is not registered in this workspace; PUT /v1/_emulator/connections/%s with its workspaceId and bootstrapServers", k.DataConnectionID, k.DataConnectionID)
@@ -149,26 +130,30 @@ func (a *API) wantedSources(ctx context.Context, es store.Item) []sourceSpec {
 		}
 		out = append(out, s)
 	}
-	return out
+	return out, nil
 }
 
 // syncSources makes the runners of Eventstream esID match its stored
 // definition: a runner per unpaused run source, restarted when its node,
 // stream or connection changed, stopped when gone.
-func (a *API) syncSources(esID string) {
-	if !a.cfg.Broker.Enabled() {
+func (rt *Runtime) syncSources(esID string) {
+	if !rt.cfg.Broker.Enabled() {
 		return
 	}
 	ctx := context.Background()
-	r := &a.srcs
+	r := &rt.srcs
 	r.syncMu.Lock()
 	defer r.syncMu.Unlock()
 	if r.closed {
 		return
 	}
 	want := map[string]sourceSpec{}
-	if es, err := a.cfg.Store.GetItem(ctx, esID); err == nil && es.Type == TypeEventstream {
-		for _, s := range a.wantedSources(ctx, es) {
+	if es, err := rt.cfg.Store.GetItem(ctx, esID); err == nil && es.Type == eventstream.ItemType {
+		specs, err := rt.wantedSources(ctx, es)
+		if err != nil {
+			rt.cfg.Logger.Error("read the sources of an Eventstream", "eventstream", esID, "err", err)
+		}
+		for _, s := range specs {
 			want[s.ID] = s
 		}
 	}
@@ -202,26 +187,26 @@ func (a *API) syncSources(esID string) {
 		if w.paused || r.runners[id] != nil {
 			continue
 		}
-		r.runners[id] = a.startSource(w)
+		r.runners[id] = rt.startSource(w)
 	}
 }
 
 // startSource starts the runner of s; r.mu is held.
-func (a *API) startSource(s sourceSpec) *sourceRunner {
+func (rt *Runtime) startSource(s sourceSpec) *sourceRunner {
 	ctx, cancel := context.WithCancel(context.Background())
 	run := &sourceRunner{spec: s, fp: s.fingerprint(), cancel: cancel, done: make(chan struct{})}
-	log := a.cfg.Logger.With("eventstream", s.EventstreamID, "source", s.ID, "type", s.Type)
+	log := rt.cfg.Logger.With("eventstream", s.EventstreamID, "source", s.ID, "type", s.Type)
 	switch {
 	case s.Sample != "":
 		key := s.EventstreamID + "/" + s.ID
-		g := a.srcs.gens[key]
+		g := rt.srcs.gens[key]
 		if g == nil || g.Kind() != s.Sample {
-			g, _ = sample.New(s.Sample, seedOf(s.ID), sample.WithClock(a.cfg.Now))
-			a.srcs.gens[key] = g
+			g, _ = sample.New(s.Sample, seedOf(s.ID), sample.WithClock(rt.cfg.Now))
+			rt.srcs.gens[key] = g
 		}
-		go func() { defer close(run.done); a.runSample(ctx, run, g, log) }()
+		go func() { defer close(run.done); rt.runSample(ctx, run, g, log) }()
 	default:
-		go func() { defer close(run.done); a.runKafka(ctx, run, log) }()
+		go func() { defer close(run.done); rt.runKafka(ctx, run, log) }()
 	}
 	return run
 }
@@ -235,24 +220,25 @@ func seedOf(id string) uint64 {
 	return h
 }
 
-// syncSourcesUsing reconciles the Eventstreams whose sources use connection id.
-func (a *API) syncSourcesUsing(connID string) {
-	a.srcs.mu.Lock()
+// SyncConnection restarts the source runners that use data connection
+// connID (it changed or went away).
+func (rt *Runtime) SyncConnection(connID string) {
+	rt.srcs.mu.Lock()
 	var ids []string
-	for _, run := range a.srcs.runners {
+	for _, run := range rt.srcs.runners {
 		if k := run.spec.Kafka; k != nil && strings.EqualFold(k.DataConnectionID, connID) && !slices.Contains(ids, run.spec.EventstreamID) {
 			ids = append(ids, run.spec.EventstreamID)
 		}
 	}
-	a.srcs.mu.Unlock()
+	rt.srcs.mu.Unlock()
 	for _, id := range ids {
-		a.syncSources(id)
+		rt.syncSources(id)
 	}
 }
 
 // stopSourcesOf stops the runners of Eventstream esID (it is being deleted).
-func (a *API) stopSourcesOf(esID string) {
-	r := &a.srcs
+func (rt *Runtime) stopSourcesOf(esID string) {
+	r := &rt.srcs
 	r.syncMu.Lock()
 	defer r.syncMu.Unlock()
 	r.mu.Lock()
@@ -274,25 +260,9 @@ func (a *API) stopSourcesOf(esID string) {
 	}
 }
 
-// StartSources starts the runners of every stored Eventstream; the server
-// calls it once at start-up.
-func (a *API) StartSources(ctx context.Context) error {
-	if !a.cfg.Broker.Enabled() {
-		return nil
-	}
-	ids, err := a.cfg.Store.ItemIDsOfType(ctx, TypeEventstream)
-	if err != nil {
-		return fmt.Errorf("start sources: %w", err)
-	}
-	for _, id := range ids {
-		a.syncSources(id)
-	}
-	return nil
-}
-
-// CloseSources stops every runner; nothing restarts them afterwards.
-func (a *API) CloseSources() {
-	r := &a.srcs
+// closeSources stops every runner; nothing restarts them afterwards.
+func (rt *Runtime) closeSources() {
+	r := &rt.srcs
 	r.syncMu.Lock()
 	defer r.syncMu.Unlock()
 	r.closed = true
@@ -303,32 +273,4 @@ func (a *API) CloseSources() {
 	for _, run := range runs {
 		run.stop()
 	}
-}
-
-// sourceStatus is a definition source's runtime status: Paused when it or
-// its Eventstream is, Running for a CustomEndpoint, and for a run source
-// its runner's state (Creating until it first delivered or joined, Failed
-// with the reason), or Unknown without a broker.
-func (a *API) sourceStatus(es store.Item, n *node) (string, error) {
-	props := streamsOf(es)
-	id := strings.ToLower(n.ID())
-	if slices.Contains(props.Paused, id) || len(props.Streams) > 0 && slices.Contains(props.Paused, strings.ToLower(props.Streams[0].ID)) {
-		return statusPaused, nil
-	}
-	if n.Is("CustomEndpoint") {
-		return statusRunning, nil
-	}
-	a.srcs.mu.Lock()
-	run := a.srcs.runners[id]
-	a.srcs.mu.Unlock()
-	if run == nil {
-		return statusUnknown, nil
-	}
-	switch ready, err := run.state(); {
-	case err != nil:
-		return statusFailed, err
-	case !ready:
-		return statusCreating, nil
-	}
-	return statusRunning, nil
 }

@@ -1,4 +1,4 @@
-package api
+package runtime
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/drain"
+	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/pipeline"
 	"github.com/fabrictest/fabrictest/emulator/rows"
-	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	gojson "github.com/goccy/go-json"
 )
 

@@ -1,4 +1,4 @@
-package api
+package runtime
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/drain"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -57,7 +58,7 @@ func journalStore(t *testing.T) (*store.Store, string) {
 	if err := st.CreateWorkspace(ctx, store.Workspace{ID: "w", DisplayName: "w"}, store.RoleAssignment{WorkspaceID: "w", PrincipalID: "p", PrincipalType: "User", Role: store.RoleAdmin}); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.CreateItem(ctx, store.Item{ID: "es", WorkspaceID: "w", Type: TypeEventstream, DisplayName: "es"}); err != nil {
+	if err := st.CreateItem(ctx, store.Item{ID: "es", WorkspaceID: "w", Type: eventstream.ItemType, DisplayName: "es"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.CreateDestination(ctx, store.Destination{ID: "d", EventstreamID: "es", Type: "Lakehouse", WorkspaceID: "w", ItemID: "es", Target: "t"}); err != nil {

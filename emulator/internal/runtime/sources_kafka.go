@@ -1,4 +1,4 @@
-package api
+package runtime
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/definition"
 	"github.com/fabrictest/fabrictest/emulator/internal/drain"
-	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -29,7 +29,8 @@ import (
 // autoOffsetReset: Earliest (the topic's start), Latest (its end when the
 // source starts), None (the source fails until offsets are committed).
 
-var kafkaSourceTypes = []string{"ApacheKafka", "ConfluentCloud", "AmazonMSKKafka"}
+// KafkaSourceTypes are the Kafka-protocol source types the emulator runs.
+var KafkaSourceTypes = []string{"ApacheKafka", "ConfluentCloud", "AmazonMSKKafka"}
 
 // kafkaRetry is how long a failed Kafka source waits before trying again.
 const kafkaRetry = time.Second
@@ -37,8 +38,8 @@ const kafkaRetry = time.Second
 // kafkaProbeTimeout bounds the checks that the cluster answers and has the topic.
 const kafkaProbeTimeout = 3 * time.Second
 
-// kafkaSourceProps are a Kafka-protocol source's properties.
-type kafkaSourceProps struct {
+// KafkaSourceProps are a Kafka-protocol source's properties.
+type KafkaSourceProps struct {
 	DataConnectionID  string `json:"dataConnectionId"`
 	Topic             string `json:"topic"`
 	ConsumerGroupName string `json:"consumerGroupName"`
@@ -47,8 +48,9 @@ type kafkaSourceProps struct {
 	SecurityProtocol  string `json:"securityProtocol,omitempty"`
 }
 
-func kafkaPropsOf(n *node) kafkaSourceProps {
-	return kafkaSourceProps{
+// KafkaPropsOf reads the properties of Kafka-protocol source node n.
+func KafkaPropsOf(n *definition.Node) KafkaSourceProps {
+	return KafkaSourceProps{
 		DataConnectionID:  strings.ToLower(str(n.Props, "dataConnectionId")),
 		Topic:             str(n.Props, "topic"),
 		ConsumerGroupName: str(n.Props, "consumerGroupName"),
@@ -56,46 +58,6 @@ func kafkaPropsOf(n *node) kafkaSourceProps {
 		SASLMechanism:     str(n.Props, "saslMechanism"),
 		SecurityProtocol:  str(n.Props, "securityProtocol"),
 	}
-}
-
-// checkKafkaSource checks a Kafka-protocol node of workspace ws; its
-// connection must be registered in that workspace.
-func (a *API) checkKafkaSource(ctx context.Context, ws string, n *node) error {
-	k := kafkaPropsOf(n)
-	for field, v := range map[string]string{"dataConnectionId": k.DataConnectionID, "topic": k.Topic, "consumerGroupName": k.ConsumerGroupName} {
-		if strings.TrimSpace(v) == "" {
-			return badNode(n, "properties."+field, "required")
-		}
-	}
-	reset, ok := oneOf(firstNonEmpty(k.AutoOffsetReset, "Latest"), []string{"Earliest", "Latest", "None"})
-	if !ok {
-		return badNode(n, "properties.autoOffsetReset", "%q is not Earliest, Latest or None", k.AutoOffsetReset)
-	}
-	n.Props["autoOffsetReset"] = reset
-	if k.SecurityProtocol != "" {
-		p, ok := oneOf(k.SecurityProtocol, securityProtocols)
-		if !ok {
-			return badNode(n, "properties.securityProtocol", "%q is not one of %s", k.SecurityProtocol, strings.Join(securityProtocols, ", "))
-		}
-		n.Props["securityProtocol"] = p
-	}
-	if k.SASLMechanism != "" {
-		m, ok := oneOf(k.SASLMechanism, saslMechanisms)
-		if !ok {
-			return badNode(n, "properties.saslMechanism", "%q is not one of %s", k.SASLMechanism, strings.Join(saslMechanisms, ", "))
-		}
-		n.Props["saslMechanism"] = m
-	}
-	if _, err := a.dataConnection(ctx, ws, k.DataConnectionID); errors.Is(err, store.ErrNotFound) {
-		return badNode(n, "properties.dataConnectionId",
-			"connection %q is not registered in this workspace (Fabric connections do not exist locally); register the Kafka cluster first with "+
-				`PUT /v1/_emulator/connections/%s {"workspaceId":"%s","bootstrapServers":"host:port","securityProtocol":"PLAINTEXT|SASL_PLAINTEXT|SSL|SASL_SSL","saslMechanism":"PLAIN|SCRAM-SHA-256|SCRAM-SHA-512","username":"…","password":"…"}`,
-			k.DataConnectionID, k.DataConnectionID, ws)
-	} else if err != nil {
-		return err
-	}
-	n.Raw["properties"] = n.Props
-	return nil
 }
 
 // kafkaClientOpts are the options that reach the cluster of s: the
@@ -125,9 +87,9 @@ func kafkaClientOpts(s sourceSpec) ([]kgo.Opt, error) {
 
 // runKafka copies the source's topic until ctx ends, starting over after
 // kafkaRetry whenever the cluster, the topic or the copy fails.
-func (a *API) runKafka(ctx context.Context, run *sourceRunner, log *slog.Logger) {
+func (rt *Runtime) runKafka(ctx context.Context, run *sourceRunner, log *slog.Logger) {
 	for {
-		err := recovered(func() error { return a.copyKafka(ctx, run) })
+		err := recovered(func() error { return rt.copyKafka(ctx, run) })
 		if ctx.Err() != nil {
 			return
 		}
@@ -146,7 +108,7 @@ func (a *API) runKafka(ctx context.Context, run *sourceRunner, log *slog.Logger)
 
 // copyKafka checks the cluster and topic, sets the group's start offsets
 // where it has none, then consumes and copies until ctx ends or it fails.
-func (a *API) copyKafka(ctx context.Context, run *sourceRunner) error {
+func (rt *Runtime) copyKafka(ctx context.Context, run *sourceRunner) error {
 	s := run.spec
 	if s.ConnErr != "" {
 		return errors.New(s.ConnErr)
@@ -186,7 +148,7 @@ func (a *API) copyKafka(ctx context.Context, run *sourceRunner) error {
 		}
 		recs := fetches.Records()
 		if len(recs) > 0 {
-			if err := a.copyRecords(ctx, run, recs); err != nil {
+			if err := rt.copyRecords(ctx, run, recs); err != nil {
 				cl.AllowRebalance()
 				return err
 			}
@@ -216,14 +178,14 @@ func fetchError(fetches kgo.Fetches) error {
 
 // copyRecords produces recs into the DefaultStream topic, key, value,
 // headers and timestamp kept, retrying until the broker takes them.
-func (a *API) copyRecords(ctx context.Context, run *sourceRunner, recs []*kgo.Record) error {
+func (rt *Runtime) copyRecords(ctx context.Context, run *sourceRunner, recs []*kgo.Record) error {
 	out := make([]*kgo.Record, len(recs))
 	for i, r := range recs {
 		out[i] = &kgo.Record{Key: r.Key, Value: r.Value, Headers: r.Headers, Timestamp: r.Timestamp}
 	}
 	for {
-		pctx, cancel := context.WithTimeout(ctx, a.cfg.ProduceTimeout)
-		_, err := a.cfg.Broker.Produce(pctx, run.spec.Topic, out)
+		pctx, cancel := context.WithTimeout(ctx, rt.cfg.ProduceTimeout)
+		_, err := rt.cfg.Broker.Produce(pctx, run.spec.Topic, out)
 		cancel()
 		if err == nil || ctx.Err() != nil {
 			return ctx.Err()
@@ -244,7 +206,7 @@ func (a *API) copyRecords(ctx context.Context, run *sourceRunner, recs []*kgo.Re
 // commits the group's start offsets (per autoOffsetReset) on the partitions
 // where it has none, so where the copy starts is settled before the source
 // reports Running.
-func startOffsets(ctx context.Context, base []kgo.Opt, k kafkaSourceProps, servers string) error {
+func startOffsets(ctx context.Context, base []kgo.Opt, k KafkaSourceProps, servers string) error {
 	cl, err := kgo.NewClient(append(base, kgo.RequestRetries(1), kgo.RetryTimeout(kafkaProbeTimeout))...)
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", servers, err)

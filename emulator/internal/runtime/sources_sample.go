@@ -1,4 +1,4 @@
-package api
+package runtime
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/drain"
@@ -21,23 +20,11 @@ const (
 	DefaultSampleBatch    = 10
 )
 
-// checkSampleSource checks a SampleData node: properties.type names one
-// of the sample data sets.
-func checkSampleSource(n *node) error {
-	kind, ok := sample.Canonical(str(n.Props, "type"))
-	if !ok {
-		return badNode(n, "properties.type", "%q is not a sample data set; want one of %s", str(n.Props, "type"), strings.Join(sample.Kinds, ", "))
-	}
-	n.Props["type"] = kind
-	n.Raw["properties"] = n.Props
-	return nil
-}
-
 // runSample produces a batch of g's events into the DefaultStream topic
 // every interval until ctx ends. A failed produce marks the source Failed
 // (its events are dropped; the next batch tries again).
-func (a *API) runSample(ctx context.Context, run *sourceRunner, g *sample.Generator, log *slog.Logger) {
-	every, n := a.cfg.SampleInterval, a.cfg.SampleBatch
+func (rt *Runtime) runSample(ctx context.Context, run *sourceRunner, g *sample.Generator, log *slog.Logger) {
+	every, n := rt.cfg.SampleInterval, rt.cfg.SampleBatch
 	if every <= 0 {
 		every = DefaultSampleInterval
 	}
@@ -47,7 +34,7 @@ func (a *API) runSample(ctx context.Context, run *sourceRunner, g *sample.Genera
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
-		err := recovered(func() error { return a.produceSample(ctx, run, g, n) })
+		err := recovered(func() error { return rt.produceSample(ctx, run, g, n) })
 		if ctx.Err() != nil {
 			return
 		}
@@ -69,16 +56,16 @@ func (a *API) runSample(ctx context.Context, run *sourceRunner, g *sample.Genera
 }
 
 // produceSample produces one batch of n of g's events.
-func (a *API) produceSample(ctx context.Context, run *sourceRunner, g *sample.Generator, n int) error {
+func (rt *Runtime) produceSample(ctx context.Context, run *sourceRunner, g *sample.Generator, n int) error {
 	events := g.Batch(n)
 	recs := make([]*kgo.Record, len(events))
-	now := a.cfg.Now()
+	now := rt.cfg.Now()
 	for i, ev := range events {
 		v, _ := json.Marshal(ev)
 		recs[i] = &kgo.Record{Value: v, Timestamp: now}
 	}
-	pctx, cancel := context.WithTimeout(ctx, a.cfg.ProduceTimeout)
+	pctx, cancel := context.WithTimeout(ctx, rt.cfg.ProduceTimeout)
 	defer cancel()
-	_, err := a.cfg.Broker.Produce(pctx, run.spec.Topic, recs)
+	_, err := rt.cfg.Broker.Produce(pctx, run.spec.Topic, recs)
 	return err
 }

@@ -1,10 +1,11 @@
-package api
+package runtime
 
 import (
 	"context"
 	"fmt"
 	"strconv"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -24,8 +25,8 @@ const (
 // is there already, and resumes after the last index written when its own
 // seq is.
 type streamWriter struct {
-	a     *API
-	s     stream
+	rt    *Runtime
+	s     eventstream.Stream
 	known bool // last is what the partition ends with
 	last  mark // the last record written
 }
@@ -39,7 +40,7 @@ type mark struct {
 
 func (w *streamWriter) write(ctx context.Context, seq int64, out []outRow) error {
 	if !w.known {
-		if err := w.a.ensureStreamTopic(ctx, w.s); err != nil {
+		if err := w.rt.EnsureStreamTopic(ctx, w.s); err != nil {
 			return err
 		}
 		m, err := w.readLast(ctx)
@@ -69,9 +70,9 @@ func (w *streamWriter) write(ctx context.Context, seq int64, out []outRow) error
 	// be acknowledged (rather than cancelled on the wire) keeps the next
 	// writer's read of the partition's end from missing records that land
 	// after it.
-	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deliveryTimeout)
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DeliveryTimeout)
 	defer cancel()
-	if _, err := w.a.cfg.Broker.Produce(pctx, w.s.Topic, recs); err != nil {
+	if _, err := w.rt.cfg.Broker.Produce(pctx, w.s.Topic, recs); err != nil {
 		w.known = false // some may have landed: read the partition again
 		return fmt.Errorf("produce into derived stream %s: %w", w.s.Name, err)
 	}
@@ -81,7 +82,7 @@ func (w *streamWriter) write(ctx context.Context, seq int64, out []outRow) error
 
 // readLast reads the mark of the partition's last record.
 func (w *streamWriter) readLast(ctx context.Context) (mark, error) {
-	r, err := w.a.cfg.Broker.LastRecord(ctx, w.s.Topic, 0)
+	r, err := w.rt.cfg.Broker.LastRecord(ctx, w.s.Topic, 0)
 	if err != nil {
 		return mark{}, fmt.Errorf("read derived stream %s: %w", w.s.Name, err)
 	}
@@ -109,8 +110,12 @@ func (w *streamWriter) readLast(ctx context.Context) (mark, error) {
 }
 
 func init() {
-	writers[derivedStreamType] = func(a *API, d store.Destination) (rowWriter, error) {
-		return &streamWriter{a: a, s: stream{ID: d.Target, Name: firstNonEmpty(specOf(d).Name, d.Target), Type: derivedStreamType,
-			Topic: derivedTopic(d.EventstreamID, d.Target)}}, nil
+	writers[eventstream.DerivedStreamType] = func(rt *Runtime, d store.Destination) (rowWriter, error) {
+		spec, err := eventstream.SpecOf(d)
+		if err != nil {
+			return nil, err
+		}
+		return &streamWriter{rt: rt, s: eventstream.Stream{ID: d.Target, Name: firstNonEmpty(spec.Name, d.Target),
+			Type: eventstream.DerivedStreamType, Topic: eventstream.DerivedTopic(d.EventstreamID, d.Target)}}, nil
 	}
 }

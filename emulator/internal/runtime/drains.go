@@ -1,0 +1,200 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/drain"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/store"
+)
+
+// writers build the row writer of each destination type.
+var writers = map[string]func(rt *Runtime, d store.Destination) (rowWriter, error){}
+
+// DeliveryTimeout bounds how long a produce waits for its destinations.
+const DeliveryTimeout = 30 * time.Second
+
+// drainEntry is a running (or Failed) drain and what it was started from.
+type drainEntry struct {
+	dr   *drain.Drain
+	esID string
+	fp   string // the fingerprint of what it runs; Sync restarts it when it changes
+}
+
+// fingerprint is what a drain of d runs: the binding, the topic it reads and
+// the operator chain it applies. Two equal fingerprints run alike.
+func fingerprint(props eventstream.Model, d store.Destination) string {
+	b, _ := json.Marshal(struct {
+		D     store.Destination
+		Topic string
+		Ops   json.RawMessage
+	}{d, props.Default().Topic, props.Operators})
+	return string(b)
+}
+
+// startDrain (re)starts d's drain from props. A destination that cannot
+// start is left Failed with the error, which is also returned.
+func (rt *Runtime) startDrain(ctx context.Context, props eventstream.Model, d store.Destination) error {
+	// The old drain (if any) stops before the new one reads the journal.
+	if err := rt.stopDrain(d.ID); err != nil {
+		return err
+	}
+	fp := fingerprint(props, d)
+	dr, err := rt.launchDrain(ctx, props, d)
+	if err == nil {
+		rt.setDrain(d, dr, fp)
+		return nil
+	}
+	var fe *fabricerr.Error
+	if !errors.As(err, &fe) {
+		fe = fabricerr.New(http.StatusBadGateway, "DestinationFailed", "%s could not start: %v", describe(d), err).WithResource(d.ID, "Destination")
+	}
+	rt.setDrain(d, drain.Failed(fmt.Errorf("start the destination: %w", err)), fp)
+	return fe
+}
+
+// setDrain records d's drain; after Close it closes it instead (a Sync
+// that raced the shutdown).
+func (rt *Runtime) setDrain(d store.Destination, dr *drain.Drain, fp string) {
+	rt.drainsMu.Lock()
+	closed := rt.closed
+	if !closed {
+		rt.drains[d.ID] = &drainEntry{dr: dr, esID: d.EventstreamID, fp: fp}
+	}
+	rt.drainsMu.Unlock()
+	if closed {
+		dr.Close()
+	}
+}
+
+// launchDrain builds d's sink and starts its drain.
+func (rt *Runtime) launchDrain(ctx context.Context, props eventstream.Model, d store.Destination) (*drain.Drain, error) {
+	mk, ok := writers[d.Type]
+	if !ok {
+		return nil, fabricerr.BadParameter("type", "%s destinations are not available in this build", d.Type)
+	}
+	w, err := mk(rt, d)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := eventstream.SpecOf(d)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := props.Pipeline()
+	if spec.OwnOperators {
+		ops, err = eventstream.ParseOperators(spec.Operators)
+	}
+	if err != nil {
+		return nil, err
+	}
+	sink, err := newProcessor(ctx, rt.cfg.Store, d.ID, ops, w, rt.rejectionsOf(d.ID), rt.cfg.Logger.With("destination", d.ID))
+	if err != nil {
+		return nil, err
+	}
+	topic := props.Default().Topic
+	if topic == "" {
+		return nil, fmt.Errorf("eventstream %s has no stream", d.EventstreamID)
+	}
+	if err := rt.cfg.Broker.EnsureTopic(ctx, topic); err != nil {
+		return nil, KafkaError(err)
+	}
+	pool, err := rt.drainPool()
+	if err != nil {
+		return nil, KafkaError(err)
+	}
+	dr, err := drain.Start(ctx, drain.Config{
+		Topic: topic, Group: eventstream.DrainGroup(d.ID), Pool: pool,
+		Sink: sink, Logger: rt.cfg.Logger.With("destination", d.ID),
+	})
+	if resume := (*drain.ResumeError)(nil); errors.As(err, &resume) {
+		return nil, err // the destination's own state, not Kafka
+	} else if err != nil {
+		return nil, KafkaError(err)
+	}
+	return dr, nil
+}
+
+// stopDrain stops destination id's drain (if any) and forgets it.
+func (rt *Runtime) stopDrain(id string) error {
+	rt.drainsMu.Lock()
+	e := rt.drains[id]
+	delete(rt.drains, id)
+	rt.drainsMu.Unlock()
+	if e != nil {
+		return e.dr.Close()
+	}
+	return nil
+}
+
+// drainPool returns the Kafka connections every drain shares, connecting
+// on first use.
+func (rt *Runtime) drainPool() (*drain.Pool, error) {
+	rt.drainsMu.Lock()
+	defer rt.drainsMu.Unlock()
+	if rt.pool == nil {
+		p, err := drain.NewPool(rt.cfg.Broker.Bootstrap(), rt.cfg.Logger)
+		if err != nil {
+			return nil, err
+		}
+		rt.pool = p
+	}
+	return rt.pool, nil
+}
+
+// Await waits until every destination of the Eventstream has
+// delivered past the produced positions (read-your-writes for tests). A
+// failing destination answers 502 naming it; the events stay in Kafka and
+// are delivered when it recovers.
+func (rt *Runtime) Await(ctx context.Context, eventstreamID string, pos []broker.Position) error {
+	ds, err := rt.cfg.Store.ListDestinations(ctx, eventstreamID)
+	if err != nil || len(ds) == 0 {
+		return err
+	}
+	last := map[int32]int64{}
+	for _, p := range pos {
+		last[p.Partition] = max(last[p.Partition], p.Offset)
+	}
+	ctx, cancel := context.WithTimeout(ctx, DeliveryTimeout)
+	defer cancel()
+	for _, d := range ds {
+		rt.drainsMu.Lock()
+		e := rt.drains[d.ID]
+		rt.drainsMu.Unlock()
+		if e == nil {
+			continue
+		}
+		err := e.dr.WaitPast(ctx, last)
+		switch {
+		case err == nil, errors.Is(err, drain.ErrClosed): // unbound meanwhile
+		case errors.Is(err, context.DeadlineExceeded):
+			return fabricerr.New(http.StatusGatewayTimeout, "DestinationTimeout",
+				"%d events were written to Kafka, but %s has not delivered them within %s; they stay in Kafka and will be delivered",
+				len(pos), describe(d), DeliveryTimeout).WithResource(d.ID, "Destination")
+		default:
+			return fabricerr.New(http.StatusBadGateway, "DestinationFailed",
+				"%d events were written to Kafka, but %s failed: %v; they stay in Kafka and will be delivered when it recovers",
+				len(pos), describe(d), err).WithResource(d.ID, "Destination")
+		}
+	}
+	return nil
+}
+
+func describe(d store.Destination) string {
+	if d.Type == eventstream.DerivedStreamType {
+		spec, _ := eventstream.SpecOf(d) // a spec that does not decode names no stream
+		return fmt.Sprintf("the DerivedStream %q (%s, topic %s)", spec.Name, d.Target, eventstream.DerivedTopic(d.EventstreamID, d.Target))
+	}
+	s := fmt.Sprintf("the %s destination %s (item %s", d.Type, d.ID, d.ItemID)
+	if d.Target != "" {
+		s += ", table " + d.Target
+	}
+	return s + ")"
+}

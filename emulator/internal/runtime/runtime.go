@@ -1,0 +1,82 @@
+// Package runtime runs what the stored Eventstreams describe: a drain per
+// destination (the journalled processor in front of its sink: a Lakehouse
+// table, an Eventhouse table, a Reflex or a DerivedStream's topic), a
+// runner per SampleData or Kafka-protocol source, the rejected-row
+// counters and the Kusto client the Eventhouse sinks share.
+//
+// Sync reconciles the running drains and sources of one Eventstream with
+// its stored model; Stop quiesces drains before their bindings are
+// deleted; Close stops everything. The HTTP layer reads status through
+// DrainStatus, Rejections, StartFailed and SourceState.
+package runtime
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/drain"
+	"github.com/fabrictest/fabrictest/emulator/internal/jobs"
+	"github.com/fabrictest/fabrictest/emulator/internal/store"
+)
+
+// Config is what the runtime runs against.
+type Config struct {
+	Store  *store.Store
+	Broker *broker.Broker
+	Logger *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// OneLakeDir is the root of Lakehouse files: <OneLakeDir>/<ws>/<item>/Tables|Files.
+	OneLakeDir string
+	// KQLURL is the Kusto engine behind Eventhouses ("" when none is attached).
+	KQLURL string
+	// Jobs runs the jobs Reflex triggers start.
+	Jobs *jobs.Runner
+	// ProduceTimeout bounds a source's produce.
+	ProduceTimeout time.Duration
+	// SampleInterval and SampleBatch pace SampleData sources (defaults
+	// DefaultSampleInterval, DefaultSampleBatch).
+	SampleInterval time.Duration
+	SampleBatch    int
+}
+
+// DefaultProduceTimeout bounds a source's produce by default.
+const DefaultProduceTimeout = 30 * time.Second
+
+// Runtime runs the drains and sources of every Eventstream.
+type Runtime struct {
+	cfg Config
+
+	drainsMu sync.Mutex
+	drains   map[string]*drainEntry // by destination id
+	pool     *drain.Pool            // the Kafka connections drains share; made with the first drain
+	rejected map[string]*rejections // by destination id
+	reset    map[string]bool        // destinations the next Sync restarts
+	closed   bool                   // Close ran: nothing starts again
+
+	kustoState
+
+	srcs sourceRegistry // runners of SampleData and Kafka-protocol sources
+}
+
+// New returns a runtime for cfg; nothing runs until Sync.
+func New(cfg Config) *Runtime {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.ProduceTimeout <= 0 {
+		cfg.ProduceTimeout = DefaultProduceTimeout
+	}
+	if cfg.SampleInterval <= 0 {
+		cfg.SampleInterval = DefaultSampleInterval
+	}
+	if cfg.SampleBatch <= 0 {
+		cfg.SampleBatch = DefaultSampleBatch
+	}
+	return &Runtime{cfg: cfg, drains: map[string]*drainEntry{}, rejected: map[string]*rejections{}, reset: map[string]bool{}}
+}

@@ -1,0 +1,50 @@
+package runtime
+
+import (
+	"github.com/fabrictest/fabrictest/emulator/internal/drain"
+)
+
+// DrainStatus is destination id's drain status; ok is false when no drain
+// runs for it (paused, or no broker).
+func (rt *Runtime) DrainStatus(id string) (st drain.Status, ok bool) {
+	rt.drainsMu.Lock()
+	e := rt.drains[id]
+	rt.drainsMu.Unlock()
+	if e == nil {
+		return drain.Status{}, false
+	}
+	return e.dr.Status(), true
+}
+
+// StartFailed reports whether destination id is Failed because it could
+// not start (resuming it tries again).
+func (rt *Runtime) StartFailed(id string) bool {
+	st, ok := rt.DrainStatus(id)
+	return ok && st.StartErr != nil
+}
+
+// Rejections is how many rows destination id rejected since the server
+// started, and the last rejection's reason.
+func (rt *Runtime) Rejections(id string) (int64, string) {
+	rt.drainsMu.Lock()
+	r := rt.rejected[id]
+	rt.drainsMu.Unlock()
+	if r == nil {
+		return 0, ""
+	}
+	return r.get()
+}
+
+// SourceState is the state of source id's runner: found is false when none
+// runs (paused, not a run type, or no broker); ready once it first
+// delivered or joined; err while it fails.
+func (rt *Runtime) SourceState(id string) (found, ready bool, err error) {
+	rt.srcs.mu.Lock()
+	run := rt.srcs.runners[id]
+	rt.srcs.mu.Unlock()
+	if run == nil {
+		return false, false, nil
+	}
+	ready, err = run.state()
+	return true, ready, err
+}
