@@ -63,6 +63,7 @@ FUZZ_TARGETS := \
 	emulator/pipeline:FuzzScalarFunctions \
 	emulator/pipeline:FuzzOperators \
 	emulator:FuzzDefinition \
+	emulator/internal/definition:FuzzCompile \
 	emulator:FuzzProduceBody
 
 test-fuzz:

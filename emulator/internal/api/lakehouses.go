@@ -46,11 +46,6 @@ func (a *API) lakehouseDir(it store.Item) string {
 	return filepath.Join(a.cfg.OneLakeDir, it.WorkspaceID, it.ID)
 }
 
-// tableDir is the Delta table directory of a Lakehouse table.
-func (a *API) tableDir(workspaceID, lakehouseID, table string) string {
-	return filepath.Join(a.cfg.OneLakeDir, workspaceID, lakehouseID, "Tables", table)
-}
-
 var lakehouseKind = kind{
 	validName: func(name string) error {
 		if !lakehouseName.MatchString(name) {

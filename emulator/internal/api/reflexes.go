@@ -12,27 +12,13 @@ import (
 	"github.com/google/uuid"
 )
 
-// EventReceived is the only trigger event type.
-const EventReceived = runtime.EventReceived
-
-type (
-	trigger       = runtime.Trigger
-	triggerSource = runtime.TriggerSource
-	triggerAction = runtime.TriggerAction
-)
-
-var (
-	decodeTrigger  = runtime.DecodeTrigger
-	parseCondition = runtime.ParseCondition
-)
-
 // validate checks t against the caller's rights and the items it names.
-func (a *API) validateTrigger(c *call, reflex store.Item, t *trigger) error {
+func (a *API) validateTrigger(c *call, reflex store.Item, t *runtime.Trigger) error {
 	if strings.TrimSpace(t.DisplayName) == "" {
 		return fabricerr.BadParameter("displayName", "is required")
 	}
-	if t.EventType != EventReceived {
-		return fabricerr.BadParameter("eventType", "%q is not supported; want %s", t.EventType, EventReceived)
+	if t.EventType != runtime.EventReceived {
+		return fabricerr.BadParameter("eventType", "%q is not supported; want %s", t.EventType, runtime.EventReceived)
 	}
 	src, err := a.cfg.Store.GetItem(c.r.Context(), t.Source.ItemID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -62,7 +48,7 @@ func (a *API) validateTrigger(c *call, reflex store.Item, t *trigger) error {
 		return err
 	}
 	if len(t.Condition) > 0 && string(t.Condition) != "null" {
-		if _, err := parseCondition(t.Condition); err != nil {
+		if _, err := runtime.ParseCondition(t.Condition); err != nil {
 			return err
 		}
 	}
@@ -74,7 +60,7 @@ func (a *API) createTrigger(c *call) error {
 	if err != nil {
 		return err
 	}
-	var t trigger
+	var t runtime.Trigger
 	if err := a.decode(c, &t); err != nil {
 		return err
 	}
@@ -90,7 +76,7 @@ func (a *API) createTrigger(c *call) error {
 	return c.JSON(http.StatusCreated, renderTrigger(t))
 }
 
-func renderTrigger(t trigger) trigger {
+func renderTrigger(t runtime.Trigger) runtime.Trigger {
 	on := t.IsEnabled()
 	t.Enabled = &on
 	return t
@@ -105,9 +91,9 @@ func (a *API) listTriggers(c *call) error {
 	if err != nil {
 		return err
 	}
-	out := make([]trigger, len(ts))
+	out := make([]runtime.Trigger, len(ts))
 	for i, t := range ts {
-		out[i] = renderTrigger(decodeTrigger(t))
+		out[i] = renderTrigger(runtime.DecodeTrigger(t))
 	}
 	return list(c, out, 0)
 }
@@ -130,7 +116,7 @@ func (a *API) getTrigger(c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, renderTrigger(decodeTrigger(t)))
+	return c.JSON(http.StatusOK, renderTrigger(runtime.DecodeTrigger(t)))
 }
 
 // updateTrigger applies the fields present in the body and re-validates the whole rule.
@@ -139,7 +125,7 @@ func (a *API) updateTrigger(c *call) error {
 	if err != nil {
 		return err
 	}
-	t := decodeTrigger(st)
+	t := runtime.DecodeTrigger(st)
 	body, err := a.readBody(c)
 	if err != nil {
 		return err
