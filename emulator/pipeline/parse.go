@@ -42,30 +42,15 @@ func Parse(data []byte) ([]Operator, error) {
 	if err := decodeJSON(data, &doc); err != nil {
 		return nil, invalid("", "malformed JSON: %v", err)
 	}
-	var items []any
-	prefix := "operators"
-	single := false
-	switch x := doc.(type) {
-	case []any:
-		items = x
-	case map[string]any:
-		if list, ok := x["operators"]; ok && len(x) == 1 {
-			arr, ok := list.([]any)
-			if !ok {
-				return nil, invalid("operators", "want an array of operators")
-			}
-			items = arr
-		} else {
-			items, single = []any{x}, true
-		}
-	default:
-		return nil, invalid("", "want an operator object or an array of operators")
+	items, single, err := operatorItems(doc)
+	if err != nil {
+		return nil, err
 	}
 	path := func(i int) string {
 		if single {
 			return ""
 		}
-		return index(prefix, i)
+		return index("operators", i)
 	}
 	var parsed []Operator
 	for i, item := range items {
@@ -75,7 +60,32 @@ func Parse(data []byte) ([]Operator, error) {
 		}
 		parsed = append(parsed, op)
 	}
-	// Fuse a seed Window with the window-less GroupBy right after it.
+	return fuseWindows(parsed, path)
+}
+
+// operatorItems finds the operator objects in a decoded document: the
+// array itself, the array under "operators", or the single operator object
+// (single true).
+func operatorItems(doc any) (items []any, single bool, err error) {
+	switch x := doc.(type) {
+	case []any:
+		return x, false, nil
+	case map[string]any:
+		if list, ok := x["operators"]; ok && len(x) == 1 {
+			arr, ok := list.([]any)
+			if !ok {
+				return nil, false, invalid("operators", "want an array of operators")
+			}
+			return arr, false, nil
+		}
+		return []any{x}, true, nil
+	}
+	return nil, false, invalid("", "want an operator object or an array of operators")
+}
+
+// fuseWindows fuses a seed Window with the window-less GroupBy right after
+// it and validates every operator; path(i) names parsed[i] in errors.
+func fuseWindows(parsed []Operator, path func(int) string) ([]Operator, error) {
 	var ops []Operator
 	for i := 0; i < len(parsed); i++ {
 		switch op := parsed[i].(type) {

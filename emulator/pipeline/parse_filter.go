@@ -28,42 +28,57 @@ func parseCondition(v any, path string, depth int) (Condition, error) {
 	if !ok {
 		return Condition{}, invalid(path, "want a condition object")
 	}
-	o := obj{m: m, path: path}
+	if c, ok, err := parseCombinator(m, path, depth); ok || err != nil {
+		return c, err
+	}
+	return parseComparison(obj{m: m, path: path}, depth)
+}
+
+// parseCombinator reads an "and", "or" or "not" condition; ok is false
+// when m is none of them.
+func parseCombinator(m map[string]any, path string, depth int) (c Condition, ok bool, err error) {
 	for _, combinator := range []string{"and", "or"} {
 		raw, ok := m[combinator]
 		if !ok {
 			continue
 		}
 		if len(m) != 1 {
-			return Condition{}, invalid(path, "%q must be the condition's only member", combinator)
+			return Condition{}, true, invalid(path, "%q must be the condition's only member", combinator)
 		}
 		list, ok := raw.([]any)
 		if !ok || len(list) == 0 {
-			return Condition{}, invalid(join(path, combinator), "want a non-empty array of conditions")
+			return Condition{}, true, invalid(join(path, combinator), "want a non-empty array of conditions")
 		}
 		subs := make([]Condition, len(list))
 		for i, item := range list {
 			c, err := parseCondition(item, index(join(path, combinator), i), depth+1)
 			if err != nil {
-				return Condition{}, err
+				return Condition{}, true, err
 			}
 			subs[i] = c
 		}
 		if combinator == "and" {
-			return Condition{And: subs}, nil
+			return Condition{And: subs}, true, nil
 		}
-		return Condition{Or: subs}, nil
+		return Condition{Or: subs}, true, nil
 	}
-	if raw, ok := m["not"]; ok {
-		if len(m) != 1 {
-			return Condition{}, invalid(path, "\"not\" must be the condition's only member")
-		}
-		c, err := parseCondition(raw, join(path, "not"), depth+1)
-		if err != nil {
-			return Condition{}, err
-		}
-		return Condition{Not: &c}, nil
+	raw, ok := m["not"]
+	if !ok {
+		return Condition{}, false, nil
 	}
+	if len(m) != 1 {
+		return Condition{}, true, invalid(path, "\"not\" must be the condition's only member")
+	}
+	sub, err := parseCondition(raw, join(path, "not"), depth+1)
+	if err != nil {
+		return Condition{}, true, err
+	}
+	return Condition{Not: &sub}, true, nil
+}
+
+// parseComparison reads a {"field", "op", "value"} condition.
+func parseComparison(o obj, depth int) (Condition, error) {
+	path := o.path
 	if err := o.only("field", "op", "value"); err != nil {
 		return Condition{}, err
 	}
@@ -75,8 +90,7 @@ func parseCondition(v any, path string, depth int) (Condition, error) {
 	if err != nil {
 		return Condition{}, err
 	}
-	value := m["value"]
-	c := Condition{Field: field, Value: value}
+	c := Condition{Field: field, Value: o.m["value"]}
 	lower := strings.ToLower(opName)
 	switch lower {
 	case "isnull":
