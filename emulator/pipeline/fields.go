@@ -139,88 +139,108 @@ func castValue(v any, t FieldType) (any, bool) {
 	}
 	switch t {
 	case TypeString:
-		switch x := v.(type) {
-		case string:
-			return x, true
-		case bool:
-			return strconv.FormatBool(x), true
-		case json.Number:
-			return string(x), true
-		}
-		if n, ok := toNumber(v); ok {
-			return string(n.json().(json.Number)), true
-		}
-		raw, err := json.Marshal(normalize(v))
-		if err != nil {
-			return nil, false
-		}
-		return string(raw), true
+		return castString(v)
 	case TypeLong:
-		switch x := v.(type) {
-		case bool:
-			if x {
-				return json.Number("1"), true
-			}
-			return json.Number("0"), true
-		case string:
-			s := strings.TrimSpace(x)
-			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-				return intNumber(i).json(), true
-			}
-			f, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return nil, false
-			}
-			return truncate(f)
-		}
-		n, ok := toNumber(v)
-		switch {
-		case !ok:
-			return nil, false
-		case n.isInt:
-			return n.json(), true
-		}
-		return truncate(n.f)
+		return castLong(v)
 	case TypeDouble:
-		switch x := v.(type) {
-		case bool:
-			if x {
-				return doubleValue(1), true
-			}
-			return doubleValue(0), true
-		case string:
-			f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, false
-			}
-			return doubleValue(f), true
-		}
-		if n, ok := toNumber(v); ok {
-			return doubleValue(n.float()), true
-		}
-		return nil, false
+		return castDouble(v)
 	case TypeBoolean:
-		switch x := v.(type) {
-		case bool:
-			return x, true
-		case string:
-			switch strings.ToLower(strings.TrimSpace(x)) {
-			case "true", "1":
-				return true, true
-			case "false", "0":
-				return false, true
-			}
-			return nil, false
-		}
-		if n, ok := toNumber(v); ok {
-			return n.float() != 0, true
-		}
-		return nil, false
+		return castBoolean(v)
 	case TypeTimestamp:
 		if ns, ok := eventTime(v); ok {
 			return formatTime(ns), true
 		}
 		return nil, false
+	}
+	return nil, false
+}
+
+// castString is castValue to TypeString of a non-null value.
+func castString(v any) (any, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case bool:
+		return strconv.FormatBool(x), true
+	case json.Number:
+		return string(x), true
+	}
+	if n, ok := toNumber(v); ok {
+		return string(n.json().(json.Number)), true
+	}
+	raw, err := json.Marshal(normalize(v))
+	if err != nil {
+		return nil, false
+	}
+	return string(raw), true
+}
+
+// castLong is castValue to TypeLong of a non-null value.
+func castLong(v any) (any, bool) {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return json.Number("1"), true
+		}
+		return json.Number("0"), true
+	case string:
+		s := strings.TrimSpace(x)
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return intNumber(i).json(), true
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, false
+		}
+		return truncate(f)
+	}
+	n, ok := toNumber(v)
+	switch {
+	case !ok:
+		return nil, false
+	case n.isInt:
+		return n.json(), true
+	}
+	return truncate(n.f)
+}
+
+// castDouble is castValue to TypeDouble of a non-null value.
+func castDouble(v any) (any, bool) {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return doubleValue(1), true
+		}
+		return doubleValue(0), true
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, false
+		}
+		return doubleValue(f), true
+	}
+	if n, ok := toNumber(v); ok {
+		return doubleValue(n.float()), true
+	}
+	return nil, false
+}
+
+// castBoolean is castValue to TypeBoolean of a non-null value.
+func castBoolean(v any) (any, bool) {
+	switch x := v.(type) {
+	case bool:
+		return x, true
+	case string:
+		switch strings.ToLower(strings.TrimSpace(x)) {
+		case "true", "1":
+			return true, true
+		case "false", "0":
+			return false, true
+		}
+		return nil, false
+	}
+	if n, ok := toNumber(v); ok {
+		return n.float() != 0, true
 	}
 	return nil, false
 }

@@ -383,6 +383,12 @@ func callScalar(fn ScalarFunc, vals []any) (any, bool) {
 	case FnRTrim:
 		return strings.TrimRightFunc(args[0].s, unicode.IsSpace), true
 	}
+	return callNumeric(fn, args)
+}
+
+// callNumeric is callScalar for the numeric functions, given their
+// converted, non-null arguments.
+func callNumeric(fn ScalarFunc, args []arg) (any, bool) {
 	x := args[0].n
 	switch fn {
 	case FnAbs:
