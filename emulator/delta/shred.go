@@ -122,27 +122,33 @@ func (s *shredder) value(c *column, v any, rep int) error {
 		}
 		return s.object(c, obj, rep)
 	case kArray:
-		list, ok := v.([]any)
-		if !ok {
-			return s.mismatch(c, v)
-		}
-		if len(list) == 0 {
-			s.nulls(c, rep, c.def) // a list with no elements
-			return nil
-		}
-		for i, e := range list {
-			r := rep
-			if i > 0 {
-				r = c.rep
-			}
-			if err := s.value(c.elem, e, r); err != nil {
-				return err
-			}
-		}
-		return nil
+		return s.array(c, v, rep)
 	default:
 		return s.mismatch(c, v)
 	}
+}
+
+// array shreds the non-null list v of array field c at repetition level
+// rep: its first element at rep, the others at the field's own level.
+func (s *shredder) array(c *column, v any, rep int) error {
+	list, ok := v.([]any)
+	if !ok {
+		return s.mismatch(c, v)
+	}
+	if len(list) == 0 {
+		s.nulls(c, rep, c.def) // a list with no elements
+		return nil
+	}
+	for i, e := range list {
+		r := rep
+		if i > 0 {
+			r = c.rep
+		}
+		if err := s.value(c.elem, e, r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // nulls emits one null value, at definition level def, for every leaf

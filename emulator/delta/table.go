@@ -132,13 +132,12 @@ func (t *Table) Append(ctx context.Context, batch []rows.Row, txns ...Txn) (vers
 	}
 
 	var (
-		df       *dataFile
-		dfSchema string
-		done     bool
+		staged stagedFile
+		done   bool
 	)
 	defer func() {
 		if !done {
-			removeDataFile(t.dir, df)
+			removeDataFile(t.dir, staged.df)
 		}
 	}()
 	for attempt := 1; ; attempt++ {
@@ -149,37 +148,16 @@ func (t *Table) Append(ctx context.Context, batch []rows.Row, txns ...Txn) (vers
 		if err := st.writable(); err != nil {
 			return st.version, fmt.Errorf("append: %w", err)
 		}
-		for _, x := range txns {
-			if v, ok := st.txns[x.AppID]; ok && v >= x.Version {
-				return st.version, fmt.Errorf("append: app %q is at version %d, batch at %d: %w",
-					x.AppID, v, x.Version, ErrTxnCommitted)
-			}
+		if err := checkTxnsUncommitted(&st, txns); err != nil {
+			return st.version, fmt.Errorf("append: %w", err)
 		}
-
-		var schema *Schema
-		if len(batch) > 0 {
-			ev, err := evolve(st.schema, batch)
-			if err != nil {
-				return st.version, fmt.Errorf("append: %w", err)
-			}
-			if len(ev.schema.Fields) == 0 {
-				return st.version, fmt.Errorf("append: %w", ErrNoColumns)
-			}
-			schema = &ev.schema
-			if df == nil || dfSchema != ev.schema.String() {
-				removeDataFile(t.dir, df)
-				df = nil
-				if df, err = t.writeBatch(ev, batch); err != nil {
-					return st.version, fmt.Errorf("append: %w", err)
-				}
-				dfSchema = ev.schema.String()
-			}
-		} else if st.version < 0 {
-			return st.version, fmt.Errorf("append: %w", ErrNoColumns)
+		schema, err := t.stageBatch(&st, batch, &staged)
+		if err != nil {
+			return st.version, fmt.Errorf("append: %w", err)
 		}
 
 		version := st.version + 1
-		acts, err := t.commitActions(&st, version, schema, df, txns)
+		acts, err := t.commitActions(&st, version, schema, staged.df, txns)
 		if err != nil {
 			return st.version, fmt.Errorf("append: %w", err)
 		}
@@ -212,6 +190,53 @@ func (t *Table) Append(ctx context.Context, batch []rows.Row, txns ...Txn) (vers
 			return t.Version(), fmt.Errorf("append: %w", err)
 		}
 	}
+}
+
+// checkTxnsUncommitted refuses a batch whose application transaction the table
+// already holds at the same or a later version.
+func checkTxnsUncommitted(st *tableState, txns []Txn) error {
+	for _, x := range txns {
+		if v, ok := st.txns[x.AppID]; ok && v >= x.Version {
+			return fmt.Errorf("app %q is at version %d, batch at %d: %w",
+				x.AppID, v, x.Version, ErrTxnCommitted)
+		}
+	}
+	return nil
+}
+
+// stagedFile is the data file an append has written, kept across commit
+// attempts while the schema it was written under still holds.
+type stagedFile struct {
+	df     *dataFile
+	schema string
+}
+
+// stageBatch evolves the table's schema for batch and writes its data file
+// into staged, unless staged already holds one under the same schema. It
+// returns the schema to commit, nil for a commit of transactions alone.
+func (t *Table) stageBatch(st *tableState, batch []rows.Row, staged *stagedFile) (*Schema, error) {
+	if len(batch) == 0 {
+		if st.version < 0 {
+			return nil, ErrNoColumns
+		}
+		return nil, nil
+	}
+	ev, err := evolve(st.schema, batch)
+	if err != nil {
+		return nil, err
+	}
+	if len(ev.schema.Fields) == 0 {
+		return nil, ErrNoColumns
+	}
+	if staged.df == nil || staged.schema != ev.schema.String() {
+		removeDataFile(t.dir, staged.df)
+		staged.df = nil
+		if staged.df, err = t.writeBatch(ev, batch); err != nil {
+			return nil, err
+		}
+		staged.schema = ev.schema.String()
+	}
+	return &ev.schema, nil
 }
 
 // writeBatch writes the data file of a batch under the evolved schema.

@@ -10,11 +10,26 @@ import (
 // routes registers every route. Paths follow Fabric's /v1 surface; the
 // emulator-native routes are those of DESIGN.md.
 func (a *API) routes() {
+	a.controlRoutes()
+	a.workspaceRoutes()
+	a.itemRoutes()
+	a.eventstreamRoutes()
+	a.jobAndTriggerRoutes()
+	a.operationRoutes()
+	a.connectionRoutes()
+	a.dataPlaneRoutes()
+}
+
+// controlRoutes registers the emulator's control plane.
+func (a *API) controlRoutes() {
 	// Control plane, no token (the token route is loopback-only).
 	a.handle("POST /_emulator/token", false, a.mintToken)
 	a.handle("GET /_emulator/health", false, a.health)
 	a.handle("POST /_emulator/kafka-endpoint", false, a.advertiseEndpoint)
+}
 
+// workspaceRoutes registers workspaces, their role assignments and folders.
+func (a *API) workspaceRoutes() {
 	a.handle("POST /v1/workspaces", true, a.createWorkspace)
 	a.handle("GET /v1/workspaces", true, a.listWorkspaces)
 	a.handle("GET /v1/workspaces/{ws}", true, a.getWorkspace)
@@ -27,7 +42,10 @@ func (a *API) routes() {
 	a.handle("PATCH /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.updateRole)
 	a.handle("DELETE /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.deleteRole)
 	a.handle("GET /v1/workspaces/{ws}/folders", true, a.listFolders)
+}
 
+// itemRoutes registers the generic and the typed item collections.
+func (a *API) itemRoutes() {
 	a.handle("POST /v1/workspaces/{ws}/items", true, a.lro(store.RoleContributor, a.createItem("")))
 	a.handle("GET /v1/workspaces/{ws}/items", true, a.listItems(""))
 	a.handle("GET /v1/workspaces/{ws}/items/{id}", true, a.getItem(""))
@@ -42,7 +60,11 @@ func (a *API) routes() {
 		a.handle("PATCH "+base+"/{id}", true, a.updateItem(typ))
 		a.handle("DELETE "+base+"/{id}", true, a.deleteItem(typ))
 	}
+}
 
+// eventstreamRoutes registers eventstream definitions, topology, sources,
+// destinations and operators, and lakehouse tables.
+func (a *API) eventstreamRoutes() {
 	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/events", true, a.produce)
 	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, a.bind)
 	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, a.listDestinations)
@@ -69,7 +91,10 @@ func (a *API) routes() {
 	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/operators", true, a.getOperators)
 	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/operators", true, a.deleteOperators)
 	a.handle("GET /v1/workspaces/{ws}/lakehouses/{id}/tables", true, a.listTables)
+}
 
+// jobAndTriggerRoutes registers item job instances and reflex triggers.
+func (a *API) jobAndTriggerRoutes() {
 	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/{jobType}/instances", true, a.runJob)
 	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/instances", true, a.runJob)
 	a.handle("GET /v1/workspaces/{ws}/items/{id}/jobs/instances", true, a.listJobs)
@@ -81,19 +106,29 @@ func (a *API) routes() {
 	a.handle("GET /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, a.getTrigger)
 	a.handle("PATCH /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, a.updateTrigger)
 	a.handle("DELETE /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, a.deleteTrigger)
+}
 
+// operationRoutes registers the long-running operations.
+func (a *API) operationRoutes() {
 	// Long-running operations; the spec's examples write the un-versioned form.
 	for _, base := range []string{"/v1/operations/{op}", "/operations/{op}"} {
 		a.handle("GET "+base, true, a.getOperation)
 		a.handle("GET "+base+"/result", true, a.getOperationResult)
 	}
+}
 
-	// The emulator's registry of the Kafka clusters Kafka-protocol sources name.
+// connectionRoutes registers the emulator's registry of the Kafka
+// clusters Kafka-protocol sources name.
+func (a *API) connectionRoutes() {
 	a.handle("PUT /v1/_emulator/connections/{connectionId}", true, a.putConnection)
 	a.handle("GET /v1/_emulator/connections/{connectionId}", true, a.getDataConnection)
 	a.handle("GET /v1/_emulator/connections", true, a.listDataConnections)
 	a.handle("DELETE /v1/_emulator/connections/{connectionId}", true, a.deleteConnection)
+}
 
+// dataPlaneRoutes registers the emulator-native data plane of custom
+// endpoint sources.
+func (a *API) dataPlaneRoutes() {
 	a.handle("GET /v1/eventstreams/{id}/sources/{ds}", true, a.resolve)
 	a.handle("GET /v1/eventstreams/{id}/sources/{ds}/events", true, a.waiting(MaxTimeout, a.consume))
 }

@@ -63,19 +63,9 @@ func (b *Broker) Consume(ctx context.Context, topic string, r Range) (*Batch, er
 	if err := b.EnsureTopic(ctx, topic); err != nil {
 		return nil, err
 	}
-	starts, err := b.admin.ListStartOffsets(ctx, topic)
-	if err == nil {
-		err = starts.Error()
-	}
+	starts, ends, err := b.listOffsets(ctx, topic)
 	if err != nil {
-		return nil, fmt.Errorf("list start offsets: %w", err)
-	}
-	ends, err := b.admin.ListEndOffsets(ctx, topic)
-	if err == nil {
-		err = ends.Error()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list end offsets: %w", err)
+		return nil, err
 	}
 	for _, m := range []map[int32]int64{r.Start, r.End} {
 		for p := range m {
@@ -86,8 +76,45 @@ func (b *Broker) Consume(ctx context.Context, topic string, r Range) (*Batch, er
 	}
 
 	batch := &Batch{Next: map[int32]int64{}, Complete: true}
-	from := map[int32]kgo.Offset{}
-	stop := map[int32]int64{}
+	from, stop := planRange(topic, r, starts, ends, batch.Next)
+	if len(from) == 0 {
+		return batch, nil
+	}
+	per, n, err := b.fetchRange(ctx, topic, r, from, stop, batch)
+	if err != nil {
+		return nil, err
+	}
+	batch.Records = inPartitionOrder(per, n)
+	return batch, nil
+}
+
+// listOffsets returns the start and end offsets of every partition of topic.
+func (b *Broker) listOffsets(ctx context.Context, topic string) (starts, ends kadm.ListedOffsets, err error) {
+	starts, err = b.admin.ListStartOffsets(ctx, topic)
+	if err == nil {
+		err = starts.Error()
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("list start offsets: %w", err)
+	}
+	ends, err = b.admin.ListEndOffsets(ctx, topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("list end offsets: %w", err)
+	}
+	return starts, ends, nil
+}
+
+// planRange resolves r against the partitions' offsets: from is where each
+// partition with records to read starts, stop the offset it ends before.
+// next gets every partition's start, the offset a read of nothing resumes at.
+func planRange(topic string, r Range, starts, ends kadm.ListedOffsets, next map[int32]int64) (
+	from map[int32]kgo.Offset, stop map[int32]int64,
+) {
+	from = map[int32]kgo.Offset{}
+	stop = map[int32]int64{}
 	ends.Each(func(lo kadm.ListedOffset) {
 		p := lo.Partition
 		low, _ := starts.Lookup(topic, p)
@@ -110,16 +137,22 @@ func (b *Broker) Consume(ctx context.Context, topic string, r Range) (*Batch, er
 			e = r.DefaultEnd
 		}
 		e = resolve(e)
-		batch.Next[p] = s
+		next[p] = s
 		if s < e {
 			from[p] = kgo.NewOffset().At(s)
 			stop[p] = e
 		}
 	})
-	if len(from) == 0 {
-		return batch, nil
-	}
+	return from, stop
+}
 
+// fetchRange reads the records from the partitions' from offsets up to their
+// stop offsets, r.MaxRecords at most and waiting r.Timeout at most, advancing
+// batch.Next and clearing batch.Complete when the range is cut short. It
+// returns the records per partition and their count.
+func (b *Broker) fetchRange(ctx context.Context, topic string, r Range,
+	from map[int32]kgo.Offset, stop map[int32]int64, batch *Batch,
+) (map[int32][]*kgo.Record, int, error) {
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(b.seeds...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: from}),
@@ -128,7 +161,7 @@ func (b *Broker) Consume(ctx context.Context, topic string, r Range) (*Batch, er
 		kgo.FetchMaxPartitionBytes(16<<20),
 	)
 	if err != nil {
-		return nil, fmt.Errorf("start consumer: %w", err)
+		return nil, 0, fmt.Errorf("start consumer: %w", err)
 	}
 	defer cl.Close()
 	if r.Timeout > 0 {
@@ -151,7 +184,7 @@ func (b *Broker) Consume(ctx context.Context, topic string, r Range) (*Batch, er
 			}
 		})
 		if fetchErr != nil {
-			return nil, fmt.Errorf("fetch %s: %w", topic, fetchErr)
+			return nil, 0, fmt.Errorf("fetch %s: %w", topic, fetchErr)
 		}
 		capped := false
 		fetches.EachRecord(func(rec *kgo.Record) {
@@ -174,16 +207,21 @@ func (b *Broker) Consume(ctx context.Context, topic string, r Range) (*Batch, er
 			break
 		}
 	}
+	return per, n, nil
+}
+
+// inPartitionOrder lists the n records of per by partition, then offset.
+func inPartitionOrder(per map[int32][]*kgo.Record, n int) []*kgo.Record {
 	parts := make([]int32, 0, len(per))
 	for p := range per {
 		parts = append(parts, p)
 	}
 	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
-	batch.Records = make([]*kgo.Record, 0, n)
+	records := make([]*kgo.Record, 0, n)
 	for _, p := range parts {
-		batch.Records = append(batch.Records, per[p]...)
+		records = append(records, per[p]...)
 	}
-	return batch, nil
+	return records
 }
 
 // LastRecord returns the last record of one partition of topic, or nil
