@@ -1,5 +1,7 @@
 package rows
 
+import "bytes"
+
 // quickPass tells, by one pass over the bytes and without decoding, that a
 // JSON value certainly passes Check: it nests at most MaxDepth levels and
 // every member name is printable ASCII that is not all spaces. It is
@@ -8,7 +10,11 @@ package rows
 func quickPass(value []byte) bool {
 	depth := 0
 	for i := 0; i < len(value); i++ {
-		switch value[i] {
+		c := value[i]
+		if !structural[c] {
+			continue
+		}
+		switch c {
 		case '{', '[':
 			depth++
 			if depth > MaxDepth {
@@ -30,19 +36,34 @@ func quickPass(value []byte) bool {
 	return true
 }
 
+// structural marks the bytes quickPass stops at; it skips the others
+// without a comparison each.
+var structural = [256]bool{'{': true, '[': true, '}': true, ']': true, '"': true}
+
 // scanString returns the index of the closing quote of the string whose
 // text starts at from (-1 when there is none), and whether the text has no
-// escape.
+// escape. It jumps from quote to quote: a quote preceded by an odd run of
+// backslashes is escaped.
 func scanString(b []byte, from int) (int, bool) {
 	plain := true
-	for i := from; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			plain = false
-			i++
-		case '"':
-			return i, plain
+	for i := from; i <= len(b); {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return -1, false
 		}
+		end := i + q
+		if bytes.IndexByte(b[i:end], '\\') < 0 {
+			return end, plain
+		}
+		plain = false
+		run := 0
+		for j := end - 1; j >= from && b[j] == '\\'; j-- {
+			run++
+		}
+		if run%2 == 0 {
+			return end, false
+		}
+		i = end + 1
 	}
 	return -1, false
 }
