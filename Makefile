@@ -52,8 +52,8 @@ test-unit:
 	$(GO) test -count=1 -run '^TestManyDestinationsUnderFDLimit$$' -v ./emulator/
 
 # Hostile input: each native fuzz target for FUZZ_TIME beyond its seed corpus
-# (go test runs the seeds alone in tier 1). A failure leaves the input under
-# the package's testdata/fuzz/ and fails the run.
+# (go test runs the seeds alone in tier 1). A finding leaves the input under
+# the package's testdata/fuzz/ and fails the run (scripts/fuzz.sh).
 FUZZ_TIME ?= 20s
 FUZZ_TARGETS := \
 	emulator/internal/gateway:FuzzReadRequest \
@@ -67,11 +67,7 @@ FUZZ_TARGETS := \
 	emulator:FuzzProduceBody
 
 test-fuzz:
-	@set -e; for t in $(FUZZ_TARGETS); do \
-		pkg=$${t%%:*}; fn=$${t##*:}; \
-		echo "fuzz $$fn in ./$$pkg for $(FUZZ_TIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZ_TIME) -fuzzminimizetime 2s ./$$pkg; \
-	done
+	GO=$(GO) FUZZ_TIME=$(FUZZ_TIME) bash scripts/fuzz.sh $(FUZZ_TARGETS)
 
 docker:
 	bash scripts/ensure-docker.sh
