@@ -59,6 +59,9 @@ func ParseTopology(data []byte) (*Topology, error) {
 	if err := dec.Decode(&t.raw); err != nil || t.raw == nil {
 		return nil, &Refusal{Kind: Corrupted, Message: "eventstream.json is not a JSON object: ", JSON: err}
 	}
+	if err := checkNumbers(t.raw, "eventstream.json"); err != nil {
+		return nil, err
+	}
 	for _, k := range topologyKeys {
 		v, ok := t.raw[k.key]
 		if !ok || v == nil {
@@ -157,4 +160,29 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// checkNumbers refuses a number no JSON reader can hold as a double
+// (1e700): the topology is stored and answered as sent, and getDefinition
+// must stay readable by every client.
+func checkNumbers(v any, path string) error {
+	switch x := v.(type) {
+	case json.Number:
+		if _, err := x.Float64(); err != nil {
+			return badField(path, "the number %s is out of range for a double", x)
+		}
+	case map[string]any:
+		for k, e := range x {
+			if err := checkNumbers(e, path+"."+k); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if err := checkNumbers(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
