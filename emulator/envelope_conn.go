@@ -3,6 +3,7 @@ package emulator
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"io"
 	"net"
 	"net/http"
@@ -99,16 +100,7 @@ func protocolError(status int, reason string) *fabricerr.Error {
 		}
 		return fabricerr.New(status, fabricerr.InvalidRequest, "The request is not valid HTTP/1.1: %s", reason)
 	}
-	return fabricerr.New(status, fabricerr.InvalidRequest, "The request is not valid HTTP: %s", firstNonEmpty(reason, http.StatusText(status)))
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
+	return fabricerr.New(status, fabricerr.InvalidRequest, "The request is not valid HTTP: %s", cmp.Or(reason, http.StatusText(status)))
 }
 
 // bufferedAnswer is an http.ResponseWriter that keeps what is written.

@@ -13,6 +13,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -138,7 +139,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if ep := srv.KafkaEndpoint(); ep != "" {
 		kafkaDesc += ", custom endpoint " + ep
 	}
-	fmt.Fprintf(stdout, "fabric-emulator ready at http://%s (kafka: %s, data: %s)\n", ln.Addr(), kafkaDesc, firstNonEmpty(*dataDir, "in memory"))
+	fmt.Fprintf(stdout, "fabric-emulator ready at http://%s (kafka: %s, data: %s)\n", ln.Addr(), kafkaDesc, cmp.Or(*dataDir, "in memory"))
 	select {
 	case err := <-errc:
 		srv.Close()
@@ -190,15 +191,6 @@ func token(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintln(stdout, body.AccessToken)
 	return nil
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func advertiseEndpoint(args []string, stdout io.Writer) error {

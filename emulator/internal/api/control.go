@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"net"
 	"net/http"
 	"strconv"
@@ -60,19 +61,10 @@ func (a *API) mintToken(c *call) error {
 		"token_type":   "Bearer",
 		"expires_in":   max(0, int(time.Until(exp).Seconds())),
 		"expires_on":   exp.Unix(),
-		"resource":     firstNonEmpty(req.Audience, auth.AudienceFabric),
+		"resource":     cmp.Or(req.Audience, auth.AudienceFabric),
 	})
 }
 
 func (a *API) health(c *call) error {
 	return c.JSON(http.StatusOK, map[string]any{"status": "ok", "kafka": a.cfg.Broker.Kind(), "bootstrapServers": a.cfg.Broker.Bootstrap()})
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

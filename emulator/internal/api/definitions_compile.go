@@ -95,6 +95,3 @@ func destinationOf(esID string, p *definition.Plan, d definition.Destination) st
 	spec := s.Encode()
 	return store.Destination{EventstreamID: esID, Type: d.Target.Type, WorkspaceID: d.Target.WorkspaceID, ItemID: d.Target.ItemID, Target: d.Target.Table, Spec: spec}
 }
-
-// str returns the string property key of m ("" when absent or not a string).
-func str(m map[string]any, key string) string { s, _ := m[key].(string); return s }

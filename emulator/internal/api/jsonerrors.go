@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,7 +30,7 @@ func jsonError(prefix string, err error) *fabricerr.Error {
 	case errors.As(err, &typ):
 		field := at(typ.Field)
 		if typ.Field == "" {
-			field = firstNonEmpty(prefix, "body")
+			field = cmp.Or(prefix, "body")
 		}
 		return fabricerr.BadParameter(field, "want %s, got %s", jsonKind(typ.Type), jsonValue(typ.Value))
 	case errors.Is(err, io.ErrUnexpectedEOF):

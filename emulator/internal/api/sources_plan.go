@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -32,9 +33,9 @@ func (a *API) planSource(ctx context.Context, ws string, n *node) (ok bool, err 
 // checkSampleSource checks a SampleData node: properties.type names one
 // of the sample data sets.
 func checkSampleSource(n *node) error {
-	kind, ok := sample.Canonical(str(n.Props, "type"))
+	kind, ok := sample.Canonical(n.Str("type"))
 	if !ok {
-		return badNode(n, "properties.type", "%q is not a sample data set; want one of %s", str(n.Props, "type"), strings.Join(sample.Kinds, ", "))
+		return badNode(n, "properties.type", "%q is not a sample data set; want one of %s", n.Str("type"), strings.Join(sample.Kinds, ", "))
 	}
 	n.Props["type"] = kind
 	n.Raw["properties"] = n.Props
@@ -50,7 +51,7 @@ func (a *API) checkKafkaSource(ctx context.Context, ws string, n *node) error {
 			return badNode(n, "properties."+field, "required")
 		}
 	}
-	reset, ok := oneOf(firstNonEmpty(k.AutoOffsetReset, "Latest"), []string{"Earliest", "Latest", "None"})
+	reset, ok := oneOf(cmp.Or(k.AutoOffsetReset, "Latest"), []string{"Earliest", "Latest", "None"})
 	if !ok {
 		return badNode(n, "properties.autoOffsetReset", "%q is not Earliest, Latest or None", k.AutoOffsetReset)
 	}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,7 +56,7 @@ func destinationNode(d store.Destination, input string) (map[string]any, error) 
 	}
 	name := spec.Name
 	if name == "" {
-		name = fabricDestinationType(d.Type) + "-" + firstNonEmpty(d.Target, d.ItemID)
+		name = fabricDestinationType(d.Type) + "-" + cmp.Or(d.Target, d.ItemID)
 	}
 	return map[string]any{"id": d.ID, "name": name, "type": fabricDestinationType(d.Type), "properties": props,
 		"inputNodes": []any{map[string]any{"name": input}}}, nil

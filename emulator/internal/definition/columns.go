@@ -1,6 +1,7 @@
 package definition
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -15,7 +16,7 @@ func aggregation(n *Node, at string, x any, want string) (map[string]any, map[st
 	if !ok {
 		return nil, nil, BadNode(n, at, "want %s", want)
 	}
-	a := map[string]any{"fn": firstNonEmpty(str(am, "aggregationFunction"), str(am, "aggregateFunction"))}
+	a := map[string]any{"fn": cmp.Or(str(am, "aggregationFunction"), str(am, "aggregateFunction"))}
 	if col, ok := am["column"]; ok && col != nil {
 		f, err := columnName(n, at+".column", col)
 		if err != nil {

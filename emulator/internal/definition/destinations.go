@@ -1,6 +1,7 @@
 package definition
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/google/uuid"
@@ -70,7 +71,7 @@ func (c compiler) binding(n *Node) (b Binding, bind bool, err error) {
 		return b, false, nil
 	case n.Is("Lakehouse"):
 		n.Raw["type"] = "Lakehouse"
-		b = Binding{Type: "Lakehouse", Table: firstNonEmpty(n.Str("deltaTable"), n.Str("tableName"), n.Str("table"))}
+		b = Binding{Type: "Lakehouse", Table: cmp.Or(n.Str("deltaTable"), n.Str("tableName"), n.Str("table"))}
 	case n.Is("Eventhouse"):
 		n.Raw["type"] = "Eventhouse"
 		b = Binding{Type: "Eventhouse", Table: n.Str("tableName"), Database: n.Str("databaseName")}

@@ -1,6 +1,7 @@
 package definition
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 )
@@ -76,7 +77,7 @@ func filterCondition(n *Node, at string, x any) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	op := firstNonEmpty(str(cm, "operatorType"), str(cm, "operator"))
+	op := cmp.Or(str(cm, "operatorType"), str(cm, "operator"))
 	if op == "" {
 		return nil, BadNode(n, at+".operatorType", "required")
 	}

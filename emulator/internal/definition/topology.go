@@ -153,15 +153,6 @@ func (t *Topology) Marshal() json.RawMessage {
 
 func str(m map[string]any, key string) string { s, _ := m[key].(string); return s }
 
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 // checkNumbers refuses a number no JSON reader can hold as a double
 // (1e700): the topology is stored and answered as sent, and getDefinition
 // must stay readable by every client.

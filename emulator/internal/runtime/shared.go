@@ -77,15 +77,3 @@ func (rt *Runtime) DataConnection(ctx context.Context, ws, id string) (KafkaConn
 func (rt *Runtime) tableDir(workspaceID, lakehouseID, table string) string {
 	return filepath.Join(rt.cfg.OneLakeDir, workspaceID, lakehouseID, "Tables", table)
 }
-
-// str returns the string property key of m ("" when absent or not a string).
-func str(m map[string]any, key string) string { s, _ := m[key].(string); return s }
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -115,7 +116,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return &streamWriter{rt: rt, s: eventstream.Stream{ID: d.Target, Name: firstNonEmpty(spec.Name, d.Target),
+		return &streamWriter{rt: rt, s: eventstream.Stream{ID: d.Target, Name: cmp.Or(spec.Name, d.Target),
 			Type: eventstream.DerivedStreamType, Topic: eventstream.DerivedTopic(d.EventstreamID, d.Target)}}, nil
 	}
 }

@@ -112,7 +112,7 @@ func (rt *Runtime) wantedSources(ctx context.Context, es store.Item) ([]sourceSp
 			paused: streamPaused || props.IsPaused(id)}
 		switch {
 		case n.Is("SampleData"):
-			s.Sample, _ = sample.Canonical(str(n.Props, "type"))
+			s.Sample, _ = sample.Canonical(n.Str("type"))
 		case slices.Contains(KafkaSourceTypes, n.Type):
 			k := KafkaPropsOf(n)
 			s.Kafka = &k

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -51,12 +52,12 @@ type KafkaSourceProps struct {
 // KafkaPropsOf reads the properties of Kafka-protocol source node n.
 func KafkaPropsOf(n *definition.Node) KafkaSourceProps {
 	return KafkaSourceProps{
-		DataConnectionID:  strings.ToLower(str(n.Props, "dataConnectionId")),
-		Topic:             str(n.Props, "topic"),
-		ConsumerGroupName: str(n.Props, "consumerGroupName"),
-		AutoOffsetReset:   str(n.Props, "autoOffsetReset"),
-		SASLMechanism:     str(n.Props, "saslMechanism"),
-		SecurityProtocol:  str(n.Props, "securityProtocol"),
+		DataConnectionID:  strings.ToLower(n.Str("dataConnectionId")),
+		Topic:             n.Str("topic"),
+		ConsumerGroupName: n.Str("consumerGroupName"),
+		AutoOffsetReset:   n.Str("autoOffsetReset"),
+		SASLMechanism:     n.Str("saslMechanism"),
+		SecurityProtocol:  n.Str("securityProtocol"),
 	}
 }
 
@@ -65,13 +66,13 @@ func KafkaPropsOf(n *definition.Node) KafkaSourceProps {
 // saslMechanism winning when given.
 func kafkaClientOpts(s sourceSpec) ([]kgo.Opt, error) {
 	c, k := *s.Conn, *s.Kafka
-	proto := firstNonEmpty(k.SecurityProtocol, c.SecurityProtocol, "PLAINTEXT")
+	proto := cmp.Or(k.SecurityProtocol, c.SecurityProtocol, "PLAINTEXT")
 	opts := []kgo.Opt{kgo.SeedBrokers(strings.Split(c.BootstrapServers, ",")...), kgo.ClientID("fabric-emulator-source")}
 	if strings.HasSuffix(proto, "SSL") {
 		opts = append(opts, kgo.DialTLSConfig(&tls.Config{MinVersion: tls.VersionTLS12}))
 	}
 	if strings.HasPrefix(proto, "SASL_") {
-		switch mech := firstNonEmpty(k.SASLMechanism, c.SASLMechanism, "PLAIN"); mech {
+		switch mech := cmp.Or(k.SASLMechanism, c.SASLMechanism, "PLAIN"); mech {
 		case "PLAIN":
 			opts = append(opts, kgo.SASL(plain.Auth{User: c.Username, Pass: c.Password}.AsMechanism()))
 		case "SCRAM-SHA-256":
