@@ -253,7 +253,9 @@ def read_rows(table: Path, want: int, timeout: float = 20) -> list[dict[str, Any
     deadline = time.monotonic() + timeout
     rows: list[dict[str, Any]] = []
     while time.monotonic() < deadline:
-        if (table / "_delta_log").is_dir():
+        # A table exists from its first commit: the log directory can be
+        # there a moment before the commit file is.
+        if any((table / "_delta_log").glob("*.json")):
             rows = DeltaTable(str(table)).to_pyarrow_table().to_pylist()
             if len(rows) >= want:
                 return rows
