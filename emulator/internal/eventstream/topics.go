@@ -11,3 +11,7 @@ func DrainGroup(destID string) string { return "fabric-emulator-destination-" + 
 
 // ItemType is the Fabric item type of an Eventstream.
 const ItemType = "Eventstream"
+
+// DeadLetterTopic is the default dead-letter topic of destination destID
+// of Eventstream esID (the dlq error policy).
+func DeadLetterTopic(esID, destID string) string { return esID + ".dlq." + destID }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 	"github.com/fabrictest/fabrictest/emulator/internal/drain"
+	"github.com/fabrictest/fabrictest/emulator/internal/insights"
 	"github.com/fabrictest/fabrictest/emulator/internal/jobs"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
@@ -59,7 +60,13 @@ type Runtime struct {
 	kustoState
 
 	srcs sourceRegistry // runners of SampleData and Kafka-protocol sources
+
+	insights *insights.Registry // data insights of every node
 }
+
+// Insights returns node id's data insights (a destination's, a source's
+// or a stream's id).
+func (rt *Runtime) Insights(id string) *insights.Node { return rt.insights.Node(id) }
 
 // New returns a runtime for cfg; nothing runs until Sync.
 func New(cfg Config) *Runtime {
@@ -78,5 +85,5 @@ func New(cfg Config) *Runtime {
 	if cfg.SampleBatch <= 0 {
 		cfg.SampleBatch = DefaultSampleBatch
 	}
-	return &Runtime{cfg: cfg, drains: map[string]*drainEntry{}, rejected: map[string]*rejections{}, reset: map[string]bool{}}
+	return &Runtime{cfg: cfg, drains: map[string]*drainEntry{}, rejected: map[string]*rejections{}, reset: map[string]bool{}, insights: insights.NewRegistry()}
 }
