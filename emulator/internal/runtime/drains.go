@@ -95,7 +95,7 @@ func (rt *Runtime) launchDrain(ctx context.Context, props eventstream.Model, d s
 	if err != nil {
 		return nil, err
 	}
-	sink, err := newProcessor(ctx, rt.cfg.Store, d.ID, ops, w, rt.rejectionsOf(d.ID), rt.cfg.Logger.With("destination", d.ID))
+	sink, err := newProcessor(ctx, rt.cfg.Store, d.ID, ops, w, rt.rejecterOf(d, rt.rejectedFile(d)), rt.cfg.Logger.With("destination", d.ID))
 	if err != nil {
 		return nil, err
 	}

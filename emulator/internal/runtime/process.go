@@ -44,7 +44,7 @@ type processor struct {
 	pipe   *pipeline.Pipeline // nil without operators
 	ops    []pipeline.Operator
 	w      rowWriter
-	stats  *rejections // rows parked
+	rej    *rejecter // where rows the writer cannot take go
 	log    *slog.Logger
 	panics atomic.Int64 // writer panics recovered
 
@@ -54,8 +54,8 @@ type processor struct {
 
 // newProcessor restores the destination's journal and operator state; a
 // state taken with other operators is dropped (the windows start afresh).
-func newProcessor(ctx context.Context, st *store.Store, destID string, ops []pipeline.Operator, w rowWriter, stats *rejections, log *slog.Logger) (*processor, error) {
-	p := &processor{st: st, destID: destID, ops: ops, w: w, stats: stats, log: log, journal: store.Journal{DestinationID: destID, Offsets: map[int32]int64{}}}
+func newProcessor(ctx context.Context, st *store.Store, destID string, ops []pipeline.Operator, w rowWriter, rej *rejecter, log *slog.Logger) (*processor, error) {
+	p := &processor{st: st, destID: destID, ops: ops, w: w, rej: rej, log: log, journal: store.Journal{DestinationID: destID, Offsets: map[int32]int64{}}}
 	if len(ops) > 0 {
 		pipe, err := pipeline.New(ops)
 		if err != nil {

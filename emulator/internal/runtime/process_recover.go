@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/drain"
+	"github.com/fabrictest/fabrictest/emulator/internal/insights"
 	"github.com/fabrictest/fabrictest/emulator/pipeline"
 	gojson "github.com/goccy/go-json"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -31,12 +32,6 @@ func (b *pendingBatch) decode(raw []byte) error {
 	return dec.Decode(b)
 }
 
-// parker is implemented by writers that keep the rows they cannot take
-// beside the data (a Lakehouse's Files/_rejected).
-type parker interface {
-	park(rec map[string]any) error
-}
-
 // writeBatch writes out (journalled as pending under the journal's seq).
 // When the writer panics on it, the journal is rewritten to split it: its
 // rows are written one at a time under seqs of their own (the journal's,
@@ -49,7 +44,7 @@ func (p *processor) writeBatch(ctx context.Context, out []outRow) error {
 		return err
 	}
 	if len(out) == 1 {
-		return p.reject(out[0], seq, pe)
+		return p.reject(ctx, out[0], seq, pe)
 	}
 	j := p.journal
 	j.Seq = seq + int64(len(out)) - 1
@@ -69,7 +64,7 @@ func (p *processor) writeSplit(ctx context.Context, first int64, out []outRow) e
 		seq := first + int64(i)
 		pe, err := p.tryWrite(ctx, seq, []outRow{r})
 		if pe != nil {
-			err = p.reject(r, seq, pe)
+			err = p.reject(ctx, r, seq, pe)
 		}
 		if err != nil {
 			return err
@@ -97,30 +92,17 @@ func (p *processor) tryWrite(ctx context.Context, seq int64, out []outRow) (pe *
 	return nil, p.w.write(ctx, seq, out)
 }
 
-// reject parks a row the writer cannot take (when the writer keeps such
-// rows) and counts it on the destination.
-func (p *processor) reject(r outRow, seq int64, cause error) error {
-	rec := map[string]any{"seq": seq, "reason": cause.Error()}
-	if r.Offset >= 0 {
-		rec["partition"], rec["offset"], rec["value"] = r.Partition, r.Offset, string(r.Value)
-	}
-	if pk, ok := p.w.(parker); ok {
-		if err := pk.park(rec); err != nil {
-			return err
-		}
-	}
-	if p.stats != nil {
-		p.stats.add(1, cause.Error())
-	}
-	return nil
+// reject hands a row the writer cannot take to the destination's rejecter.
+func (p *processor) reject(ctx context.Context, r outRow, seq int64, cause error) error {
+	return p.rej.reject(ctx, []rejectedRow{{Seq: seq, Out: r, Reason: cause, Metric: insights.RuntimeErrors}})
 }
 
 // Skip is the destination's policy for a record whose processing panicked
 // (drain.Skipper): it is parked and counted like a rejected row.
-func (p *processor) Skip(_ context.Context, r *kgo.Record, reason error) error {
+func (p *processor) Skip(ctx context.Context, r *kgo.Record, reason error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.reject(outRow{Value: r.Value, Partition: r.Partition, Offset: r.Offset}, p.journal.Seq, reason)
+	return p.reject(ctx, outRow{Value: r.Value, Partition: r.Partition, Offset: r.Offset}, p.journal.Seq, reason)
 }
 
 // Panics returns the writer panics recovered (drain.Panicker).

@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/drain"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
@@ -21,7 +25,6 @@ type poisonWriter struct {
 	mu     sync.Mutex
 	last   int64
 	values []string
-	parked []map[string]any
 }
 
 func (w *poisonWriter) write(_ context.Context, seq int64, out []outRow) error {
@@ -42,9 +45,22 @@ func (w *poisonWriter) write(_ context.Context, seq int64, out []outRow) error {
 	return nil
 }
 
-func (w *poisonWriter) park(rec map[string]any) error {
-	w.parked = append(w.parked, rec)
-	return nil
+// testRejecter is a rejecter parking in a temporary file, and that file's
+// lines.
+func testRejecter(t *testing.T) (*rejecter, func() []map[string]any) {
+	file := filepath.Join(t.TempDir(), "rejected.jsonl")
+	r := &rejecter{file: file, stats: &rejections{}, now: time.Now}
+	return r, func() []map[string]any {
+		var out []map[string]any
+		b, _ := os.ReadFile(file)
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var m map[string]any
+			if json.Unmarshal([]byte(line), &m) == nil {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
 }
 
 func journalStore(t *testing.T) (*store.Store, string) {
@@ -82,8 +98,10 @@ func records(values ...string) drain.Batch {
 func TestProcessorRecoversWriterPanic(t *testing.T) {
 	st, dest := journalStore(t)
 	ctx := context.Background()
-	w, stats := &poisonWriter{}, &rejections{}
-	p, err := newProcessor(ctx, st, dest, nil, w, stats, slog.New(slog.DiscardHandler))
+	w := &poisonWriter{}
+	rej, parked := testRejecter(t)
+	stats := rej.stats
+	p, err := newProcessor(ctx, st, dest, nil, w, rej, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,8 +111,8 @@ func TestProcessorRecoversWriterPanic(t *testing.T) {
 	if want := []string{"1", "2", "4"}; !slices.Equal(w.values, want) {
 		t.Fatalf("written %q, want %q", w.values, want)
 	}
-	if n, last := stats.get(); n != 1 || len(w.parked) != 1 || w.parked[0]["offset"] != int64(2) || p.Panics() < 1 {
-		t.Fatalf("rejected %d (%q), parked %v, panics %d; want the poison parked at offset 2", n, last, w.parked, p.Panics())
+	if n, last := stats.get(); n != 1 || len(parked()) != 1 || parked()[0]["offset"] != 2.0 || p.Panics() < 1 {
+		t.Fatalf("rejected %d (%q), parked %v, panics %d; want the poison parked at offset 2", n, last, parked(), p.Panics())
 	}
 
 	// A restart with the batch still pending (the process died mid-way,
@@ -108,7 +126,7 @@ func TestProcessorRecoversWriterPanic(t *testing.T) {
 	}
 	w.last = j.Seq - 2 // "5" landed before the crash
 	w.values = append(w.values, "5")
-	p2, err := newProcessor(ctx, st, dest, nil, w, stats, slog.New(slog.DiscardHandler))
+	p2, err := newProcessor(ctx, st, dest, nil, w, rej, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,16 +2,13 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"runtime/debug"
-	"sync"
 
 	"github.com/fabrictest/fabrictest/emulator/delta"
+	"github.com/fabrictest/fabrictest/emulator/internal/insights"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/rows"
 )
@@ -30,34 +27,13 @@ import (
 // recovered and logged with the records' coordinates, and the batch's
 // rows are parked with it as their reason.
 type lakehouseWriter struct {
-	dest     store.Destination
-	table    *delta.Table
-	rejected string // the .jsonl file rejected rows are appended to
-	stats    *rejections
-	logger   *slog.Logger
+	dest   store.Destination
+	table  *delta.Table
+	rej    *rejecter
+	logger *slog.Logger
 	// appendFn appends to the table; nil means table.Append (tests
 	// replace it to make the writer panic).
 	appendFn func(context.Context, []rows.Row, ...delta.Txn) (int64, error)
-}
-
-// rejections counts the rows a destination parked.
-type rejections struct {
-	mu    sync.Mutex
-	count int64
-	last  string
-}
-
-func (r *rejections) add(n int, last string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.count += int64(n)
-	r.last = last
-}
-
-func (r *rejections) get() (int64, string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.count, r.last
 }
 
 func (w *lakehouseWriter) write(ctx context.Context, seq int64, out []outRow) error {
@@ -89,7 +65,7 @@ func (w *lakehouseWriter) write(ctx context.Context, seq int64, out []outRow) er
 			row = limit.Row
 		case len(batch) > 0 && (errors.As(err, &crash) || errors.Is(err, delta.ErrNoColumns)):
 			// No row to blame: park them all, so the destination goes on.
-			if err := w.parkAll(seq, batch, out, err); err != nil {
+			if err := w.parkAll(ctx, seq, out, err); err != nil {
 				return err
 			}
 			batch, out = nil, nil
@@ -99,12 +75,11 @@ func (w *lakehouseWriter) write(ctx context.Context, seq int64, out []outRow) er
 		}
 		// Park the row, then try the rest: nothing is written until the
 		// rejected rows are safely on disk.
-		if err := w.park(w.rejection(seq, batch[row], out[row], err)); err != nil {
+		if err := w.rej.reject(ctx, []rejectedRow{{Seq: seq, Out: out[row], Reason: err, Metric: metricOf(err)}}); err != nil {
 			return err
 		}
 		batch = append(batch[:row:row], batch[row+1:]...)
 		out = append(out[:row:row], out[row+1:]...)
-		w.stats.add(1, err.Error())
 	}
 }
 
@@ -134,44 +109,13 @@ func (w *lakehouseWriter) appendSafely(ctx context.Context, batch []rows.Row, ou
 	return appendFn(ctx, batch, delta.Txn{AppID: w.dest.ID, Version: seq})
 }
 
-// rejection is the parked record of one row: the batch, the reason, the
-// row, and the Kafka record's coordinates when the row is the record itself.
-func (w *lakehouseWriter) rejection(seq int64, r rows.Row, o outRow, reason error) map[string]any {
-	rec := map[string]any{"seq": seq, "reason": reason.Error(), "row": r}
-	if o.Offset >= 0 {
-		rec["partition"], rec["offset"], rec["value"] = o.Partition, o.Offset, string(o.Value)
+// parkAll hands every row of a batch to the rejecter with one reason.
+func (w *lakehouseWriter) parkAll(ctx context.Context, seq int64, out []outRow, reason error) error {
+	rs := make([]rejectedRow, len(out))
+	for i, o := range out {
+		rs[i] = rejectedRow{Seq: seq, Out: o, Reason: reason, Metric: insights.RuntimeErrors}
 	}
-	return rec
-}
-
-// parkAll parks every row of a batch with one reason.
-func (w *lakehouseWriter) parkAll(seq int64, batch []rows.Row, out []outRow, reason error) error {
-	for i := range batch {
-		if err := w.park(w.rejection(seq, batch[i], out[i], reason)); err != nil {
-			return err
-		}
-	}
-	w.stats.add(len(batch), reason.Error())
-	return nil
-}
-
-func (w *lakehouseWriter) park(rec map[string]any) error {
-	if err := os.MkdirAll(filepath.Dir(w.rejected), 0o755); err != nil {
-		return fmt.Errorf("park rejected row: %w", err)
-	}
-	f, err := os.OpenFile(w.rejected, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("park rejected row: %w", err)
-	}
-	line, _ := json.Marshal(rec)
-	_, err = f.Write(append(line, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("park rejected row: %w", err)
-	}
-	return nil
+	return w.rej.reject(ctx, rs)
 }
 
 func init() {
@@ -180,23 +124,8 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return &lakehouseWriter{
-			dest: d, table: t, stats: rt.rejectionsOf(d.ID), logger: rt.cfg.Logger,
-			rejected: filepath.Join(rt.cfg.OneLakeDir, d.WorkspaceID, d.ItemID, "Files", "_rejected", d.Target, d.ID+".jsonl"),
-		}, nil
+		return &lakehouseWriter{dest: d, table: t, rej: rt.rejecterOf(d, rt.rejectedFile(d)), logger: rt.cfg.Logger}, nil
 	}
-}
-
-// rejectionsOf returns the rejection counter of a destination.
-func (rt *Runtime) rejectionsOf(destID string) *rejections {
-	rt.drainsMu.Lock()
-	defer rt.drainsMu.Unlock()
-	r, ok := rt.rejected[destID]
-	if !ok {
-		r = &rejections{}
-		rt.rejected[destID] = r
-	}
-	return r
 }
 
 // coordinates names the Kafka records of a batch ("partition/offset"), the
@@ -209,4 +138,15 @@ func coordinates(out []outRow) []string {
 		}
 	}
 	return cs
+}
+
+// metricOf is the data-insights counter a row's write error counts in: a
+// value the table's column cannot take is a data conversion error, any
+// other a runtime error.
+func metricOf(err error) insights.Metric {
+	var conflict *delta.SchemaConflictError
+	if errors.As(err, &conflict) {
+		return insights.DataConversionErrors
+	}
+	return insights.RuntimeErrors
 }

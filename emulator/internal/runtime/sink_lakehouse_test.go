@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/delta"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
@@ -23,9 +24,10 @@ func TestLakehouseWriterRecoversPanics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rejected := filepath.Join(dir, "Files", "_rejected", "t", "d1.jsonl")
 	w := &lakehouseWriter{
-		dest: store.Destination{ID: "d1", Target: "t"}, table: tbl, stats: &rejections{},
-		logger: slog.New(slog.DiscardHandler), rejected: filepath.Join(dir, "Files", "_rejected", "t", "d1.jsonl"),
+		dest: store.Destination{ID: "d1", Target: "t"}, table: tbl, logger: slog.New(slog.DiscardHandler),
+		rej: &rejecter{file: rejected, stats: &rejections{}, now: time.Now},
 	}
 	w.appendFn = func(context.Context, []rows.Row, ...delta.Txn) (int64, error) {
 		panic("definition level out of range: 258 not in [0:255]")
@@ -34,12 +36,12 @@ func TestLakehouseWriterRecoversPanics(t *testing.T) {
 	if err := w.write(context.Background(), 1, out); err != nil {
 		t.Fatalf("write after a panic: %v", err)
 	}
-	parked, err := os.ReadFile(w.rejected)
+	parked, err := os.ReadFile(rejected)
 	if err != nil || !strings.Contains(string(parked), "definition level out of range") ||
 		!strings.Contains(string(parked), `"partition":2`) || !strings.Contains(string(parked), `"offset":40`) {
 		t.Fatalf("parked: %s (%v)", parked, err)
 	}
-	if n, last := w.stats.get(); n != 1 || !strings.Contains(last, "Delta writer failed") {
+	if n, last := w.rej.stats.get(); n != 1 || !strings.Contains(last, "Delta writer failed") {
 		t.Fatalf("rejections %d %q", n, last)
 	}
 	w.appendFn = nil
