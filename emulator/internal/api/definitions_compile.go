@@ -58,6 +58,7 @@ func (r resolver) Source(ctx context.Context, ws string, n *node) (bool, error) 
 // Destination checks a binding as the native destinations route does.
 func (r resolver) Destination(_ context.Context, b definition.Binding, field func(string) string) (definition.Target, error) {
 	req := bindRequest{Type: b.Type, ItemID: b.ItemID, Table: b.Table, Database: b.Database, WorkspaceID: b.WorkspaceID}
+	req.IngestionMode = b.IngestionMode
 	d, err := r.a.checkBinding(r.c, r.es, req, field)
 	if err != nil {
 		return definition.Target{}, err
@@ -66,7 +67,9 @@ func (r resolver) Destination(_ context.Context, b definition.Binding, field fun
 	if err != nil {
 		return definition.Target{}, err
 	}
-	return definition.Target{Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: spec.Database}, nil
+	target := definition.Target{Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: spec.Database}
+	target.IngestionMode = spec.IngestionMode
+	return target, nil
 }
 
 // planDefinition checks def for Eventstream es (not yet stored on create:
@@ -91,6 +94,15 @@ func destinationOf(esID string, p *definition.Plan, d definition.Destination) st
 	s := eventstream.Spec{Database: d.Target.Database, Name: d.Node.Name}
 	if p.OwnOperators {
 		s.OwnOperators, s.Operators = true, d.Operators
+	}
+	if d.Target.IngestionMode == definition.DirectIngestion {
+		// The runtime applies no Eventstream operators to a DirectIngestion
+		// destination; one that reads a DerivedStream keeps the chain that
+		// fills that stream.
+		s.IngestionMode, s.OwnOperators, s.Operators = d.Target.IngestionMode, true, d.Operators
+		if !p.OwnOperators {
+			s.Operators = p.Operators
+		}
 	}
 	spec := s.Encode()
 	return store.Destination{EventstreamID: esID, Type: d.Target.Type, WorkspaceID: d.Target.WorkspaceID, ItemID: d.Target.ItemID, Target: d.Target.Table, Spec: spec}

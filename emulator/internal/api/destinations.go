@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/eventhouse"
+	"github.com/fabrictest/fabrictest/emulator/internal/definition"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
@@ -26,19 +28,24 @@ var destinationTypes = map[string][]string{
 var tableless = map[string]bool{"Reflex": true}
 
 type destinationJSON struct {
-	ID          string         `json:"id"`
-	Type        string         `json:"type"`
-	WorkspaceID string         `json:"workspaceId"`
-	ItemID      string         `json:"itemId"`
-	Table       string         `json:"table,omitempty"`
-	Database    string         `json:"database,omitempty"`
-	Status      string         `json:"status"`
-	Delivery    map[string]any `json:"delivery,omitempty"`
+	ID          string `json:"id"`
+	Type        string `json:"type"`
+	WorkspaceID string `json:"workspaceId"`
+	ItemID      string `json:"itemId"`
+	Table       string `json:"table,omitempty"`
+	Database    string `json:"database,omitempty"`
+	// IngestionMode is an Eventhouse destination's dataIngestionMode.
+	IngestionMode string         `json:"ingestionMode,omitempty"`
+	Status        string         `json:"status"`
+	Delivery      map[string]any `json:"delivery,omitempty"`
 }
 
 func (a *API) renderDestination(d store.Destination) destinationJSON {
 	spec, _ := eventstream.SpecOf(d) // a spec that does not decode renders no database
 	j := destinationJSON{ID: d.ID, Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: spec.Database, Status: "Running"}
+	if d.Type == "Eventhouse" {
+		j.IngestionMode = cmp.Or(spec.IngestionMode, definition.ProcessedIngestion)
+	}
 	if st, ok := a.rt.DrainStatus(d.ID); ok {
 		j.Delivery = map[string]any{"delivered": st.Written, "failedAttempts": st.Failures}
 		if st.Panics > 0 || st.Skipped > 0 {
@@ -66,10 +73,13 @@ type bindRequest struct {
 	Table       string `json:"table"`
 	Database    string `json:"database"`
 	WorkspaceID string `json:"workspaceId"`
+	// IngestionMode is an Eventhouse destination's dataIngestionMode:
+	// ProcessedIngestion (the default) or DirectIngestion.
+	IngestionMode string `json:"ingestionMode"`
 }
 
 // bind serves POST …/eventstreams/{id}/destinations with
-// {type, itemId, table?, database?, workspaceId?}. The same body twice is
+// {type, itemId, table?, database?, workspaceId?, ingestionMode?}. The same body twice is
 // idempotent: the second answers 200 with the first binding.
 func (a *API) bind(c *call) error {
 	es, err := a.item(c, TypeEventstream, store.RoleContributor)
@@ -138,6 +148,8 @@ func (a *API) checkBinding(c *call, es store.Item, req bindRequest, field func(s
 	}
 	var spec json.RawMessage
 	switch {
+	case req.IngestionMode != "" && typ != "Eventhouse":
+		return store.Destination{}, fabricerr.BadParameter(field("ingestionMode"), "only an Eventhouse destination has an ingestion mode, not a %s destination", typ)
 	case tableless[typ]:
 		if req.Table != "" {
 			return store.Destination{}, fabricerr.BadParameter(field("table"), "a %s destination takes no table", typ)
@@ -150,7 +162,11 @@ func (a *API) checkBinding(c *call, es store.Item, req bindRequest, field func(s
 		if err := eventhouse.ValidateName(req.Table); err != nil {
 			return store.Destination{}, fabricerr.BadParameter(field("table"), "%v", err)
 		}
-		spec = eventstream.Spec{Database: db}.Encode()
+		mode, err := ingestionMode(req.IngestionMode, field)
+		if err != nil {
+			return store.Destination{}, err
+		}
+		spec = eventstream.Spec{Database: db, IngestionMode: mode}.Encode()
 	default:
 		if err := validTableName(field("table"), req.Table); err != nil {
 			return store.Destination{}, err
@@ -271,7 +287,7 @@ func (a *API) unbindAll(c *call) error {
 // its databases, or its default database (the one of its own name).
 func (a *API) eventhouseDatabase(c *call, target store.Item, name string) (string, error) {
 	if target.Type == TypeKQLDatabase {
-		if name != "" && name != target.DisplayName {
+		if name != "" && name != target.DisplayName && !strings.EqualFold(name, target.ID) {
 			return "", fabricerr.BadParameter("database", "KQL database %s is %q; leave database out or name it", target.ID, target.DisplayName)
 		}
 		return target.DisplayName, nil
@@ -284,8 +300,8 @@ func (a *API) eventhouseDatabase(c *call, target store.Item, name string) (strin
 		return "", err
 	}
 	for _, db := range dbs {
-		if db.DisplayName == name {
-			return name, nil
+		if db.DisplayName == name || strings.EqualFold(db.ID, name) { // a DirectIngestion definition's kqlDatabaseId
+			return db.DisplayName, nil
 		}
 	}
 	return "", fabricerr.NotFound(fabricerr.ItemNotFound, "KQLDatabase", name).
@@ -307,10 +323,25 @@ func rebindSpec(old, d store.Destination, native bool) (json.RawMessage, string,
 			return nil, "", err
 		}
 		s.Database = want.Database
+		s.IngestionMode = want.IngestionMode
 		spec = s.Encode()
 	}
 	if len(spec) == 0 {
 		spec = json.RawMessage("{}")
 	}
 	return spec, want.Database, nil
+}
+
+// ingestionMode checks an Eventhouse binding's ingestion mode and returns
+// it as stored: "" for ProcessedIngestion, the default (so bindings made
+// before it existed keep their spec), else DirectIngestion.
+func ingestionMode(mode string, field func(string) string) (string, error) {
+	canonical, ok := definition.IngestionMode(mode)
+	switch {
+	case !ok:
+		return "", fabricerr.BadParameter(field("ingestionMode"), "%q is not ProcessedIngestion or DirectIngestion", mode)
+	case canonical == definition.ProcessedIngestion:
+		return "", nil
+	}
+	return canonical, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/definition"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
@@ -52,7 +53,7 @@ func destinationNode(d store.Destination, input string) (map[string]any, error) 
 	case "Lakehouse":
 		props["deltaTable"] = d.Target
 	case "Eventhouse":
-		props["dataIngestionMode"], props["databaseName"], props["tableName"] = "ProcessedIngestion", spec.Database, d.Target
+		props["dataIngestionMode"], props["databaseName"], props["tableName"] = cmp.Or(spec.IngestionMode, definition.ProcessedIngestion), spec.Database, d.Target
 	}
 	name := spec.Name
 	if name == "" {
@@ -127,7 +128,11 @@ func (a *API) renderTopology(ctx context.Context, es store.Item, status bool) (m
 			continue
 		}
 		st, derr := a.destinationStatus(d, props.Paused)
-		node, err := destinationNode(d, v.input)
+		input := v.input
+		if spec, _ := eventstream.SpecOf(d); spec.IngestionMode == definition.DirectIngestion {
+			input = props.Default().Name // it reads the stream, not the operators
+		}
+		node, err := destinationNode(d, input)
 		if err != nil {
 			return nil, err
 		}

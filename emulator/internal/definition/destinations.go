@@ -74,9 +74,8 @@ func (c compiler) binding(n *Node) (b Binding, bind bool, err error) {
 		b = Binding{Type: "Lakehouse", Table: cmp.Or(n.Str("deltaTable"), n.Str("tableName"), n.Str("table"))}
 	case n.Is("Eventhouse"):
 		n.Raw["type"] = "Eventhouse"
-		b = Binding{Type: "Eventhouse", Table: n.Str("tableName"), Database: n.Str("databaseName")}
-		if b.Table == "" {
-			return b, false, BadNode(n, "properties.tableName", "required: the emulator delivers into a named table")
+		if b, err = c.eventhouse(n); err != nil {
+			return b, false, err
 		}
 	case n.Is("Activator"), n.Is("Reflex"):
 		b = Binding{Type: "Reflex"}
@@ -96,6 +95,10 @@ func (c compiler) binding(n *Node) (b Binding, bind bool, err error) {
 // names them.
 func destinationField(n *Node, typ string) func(string) string {
 	names := map[string]string{"type": "type", "itemId": "properties.itemId", "workspaceId": "properties.workspaceId", "database": "properties.databaseName",
-		"table": map[string]string{"Lakehouse": "properties.deltaTable", "Eventhouse": "properties.tableName", "Reflex": "properties"}[typ]}
+		"table": map[string]string{"Lakehouse": "properties.deltaTable", "Eventhouse": "properties.tableName", "Reflex": "properties"}[typ],
+		"ingestionMode": "properties.dataIngestionMode"}
+	if n.Str("databaseName") == "" && n.Str("kqlDatabaseId") != "" {
+		names["database"] = "properties.kqlDatabaseId" // DirectIngestion's
+	}
 	return func(f string) string { return "eventstream.json " + n.Path + "." + names[f] }
 }

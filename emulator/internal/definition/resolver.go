@@ -24,6 +24,9 @@ type Binding struct {
 	WorkspaceID string // "" for the Eventstream's
 	Table       string
 	Database    string
+	// IngestionMode is an Eventhouse destination's dataIngestionMode
+	// (ProcessedIngestion or DirectIngestion; "" elsewhere).
+	IngestionMode string
 }
 
 // Target is a checked binding: where a destination delivers.
@@ -33,4 +36,6 @@ type Target struct {
 	ItemID      string
 	Table       string
 	Database    string // an Eventhouse's database, resolved
+	// IngestionMode is an Eventhouse destination's, as checked.
+	IngestionMode string
 }

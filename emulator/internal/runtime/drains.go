@@ -91,6 +91,8 @@ func (rt *Runtime) launchDrain(ctx context.Context, props eventstream.Model, d s
 	ops, err := props.Pipeline()
 	if spec.OwnOperators {
 		ops, err = eventstream.ParseOperators(spec.Operators)
+	} else if direct(spec) {
+		ops, err = nil, nil
 	}
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/fabrictest/fabrictest/emulator/eventhouse"
+	"github.com/fabrictest/fabrictest/emulator/internal/definition"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/rows"
@@ -36,6 +37,15 @@ func (w *eventhouseWriter) write(ctx context.Context, seq int64, out []outRow) e
 		return fmt.Errorf("ingest into %s.%s at %s: %w", w.db, w.dest.Target, w.rt.cfg.KQLURL, err)
 	}
 	return nil
+}
+
+// direct reports whether spec is an Eventhouse destination in
+// DirectIngestion mode: the Eventhouse pulls the stream as it is, so the
+// Eventstream's operators do not apply (a definition's DirectIngestion
+// destination that reads a DerivedStream carries that stream's own chain
+// as OwnOperators).
+func direct(spec eventstream.Spec) bool {
+	return spec.IngestionMode == definition.DirectIngestion
 }
 
 // kusto returns the shared client of the --kql-url engine.
