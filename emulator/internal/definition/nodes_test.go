@@ -114,7 +114,7 @@ func TestDestinationTypes(t *testing.T) {
 	want := []Binding{
 		{Type: "Lakehouse", ItemID: lakeID, Table: "t1"},
 		{Type: "Lakehouse", ItemID: lakeID, Table: "t2", WorkspaceID: "ws-2"},
-		{Type: "Eventhouse", ItemID: houseID, Table: "ev", Database: "db"},
+		{Type: "Eventhouse", ItemID: houseID, Table: "ev", Database: "db", IngestionMode: ProcessedIngestion},
 		{Type: "Reflex", ItemID: flowID},
 	}
 	if !slices.Equal(r.bindings, want) {
