@@ -139,7 +139,7 @@ func (c *Client) Close() error { return c.kusto.Close() }
 type mappedRow map[string]any
 
 // mapRows maps field names to column names, reporting collisions.
-func (c *Client) mapRows(db, table string, batch []rows.Row) []mappedRow {
+func (c *Client) mapRows(ctx context.Context, db, table string, batch []rows.Row) []mappedRow {
 	out := make([]mappedRow, len(batch))
 	for i, r := range batch {
 		m := make(mappedRow, len(r))
@@ -153,12 +153,12 @@ func (c *Client) mapRows(db, table string, batch []rows.Row) []mappedRow {
 			col := ColumnName(f)
 			prev, taken := source[col]
 			if taken && prev != col && f == col {
-				c.conflict(Conflict{Database: db, Table: table, Row: i, Column: col, Field: prev, Value: r[prev],
+				c.conflict(ctx, Conflict{Database: db, Table: table, Row: i, Column: col, Field: prev, Value: r[prev],
 					Reason: fmt.Sprintf("field %q maps to column %q, which field %q already names", prev, col, f)})
 				taken = false
 			}
 			if taken {
-				c.conflict(Conflict{Database: db, Table: table, Row: i, Column: col, Field: f, Value: r[f],
+				c.conflict(ctx, Conflict{Database: db, Table: table, Row: i, Column: col, Field: f, Value: r[f],
 					Reason: fmt.Sprintf("field %q maps to column %q, already taken by field %q", f, col, prev)})
 				continue
 			}
@@ -169,10 +169,23 @@ func (c *Client) mapRows(db, table string, batch []rows.Row) []mappedRow {
 	return out
 }
 
-func (c *Client) conflict(cf Conflict) {
+func (c *Client) conflict(ctx context.Context, cf Conflict) {
 	if c.onConflict != nil {
 		c.onConflict(cf)
 	}
+	if f, ok := ctx.Value(conflictsKey{}).(func(Conflict)); ok {
+		f(cf)
+	}
+}
+
+type conflictsKey struct{}
+
+// WithConflicts returns a copy of ctx that makes Ingest report the
+// conflicts of that call to f too (besides the client's handler set with
+// WithConflictHandler): a client shared by several callers can tell each
+// its own. f is called synchronously from Ingest.
+func WithConflicts(ctx context.Context, f func(Conflict)) context.Context {
+	return context.WithValue(ctx, conflictsKey{}, f)
 }
 
 // Ingest writes a batch of rows into table of database, creating the table
@@ -193,7 +206,7 @@ func (c *Client) Ingest(ctx context.Context, database, table string, batch []row
 		return fmt.Errorf("eventhouse: ingest into table: %w", err)
 	}
 
-	mapped := c.mapRows(database, table, batch)
+	mapped := c.mapRows(ctx, database, table, batch)
 	inferred, names := inferColumns(mapped)
 
 	key := schemaKey{strings.ToLower(database), table}
@@ -242,7 +255,7 @@ func (c *Client) Ingest(ctx context.Context, database, table string, batch []row
 		if len(parts) > 1 {
 			partTag = fmt.Sprintf("%s#%d", tag, i)
 		}
-		data := c.encode(database, table, schema, part, first)
+		data := c.encode(ctx, database, table, schema, part, first)
 		first += len(part)
 		if err := c.ingestInline(ctx, database, table, partTag, data); err != nil {
 			if len(parts) > 1 {
@@ -255,7 +268,7 @@ func (c *Client) Ingest(ctx context.Context, database, table string, batch []row
 }
 
 // encode writes a part of a batch as CSV in the table's column order.
-func (c *Client) encode(db, table string, schema []column, part []mappedRow, firstRow int) string {
+func (c *Client) encode(ctx context.Context, db, table string, schema []column, part []mappedRow, firstRow int) string {
 	var b strings.Builder
 	for i, r := range part {
 		for j, col := range schema {
@@ -268,7 +281,7 @@ func (c *Client) encode(db, table string, schema []column, part []mappedRow, fir
 			}
 			text, quote, ok := encodeValue(col.Type, v)
 			if !ok {
-				c.conflict(Conflict{Database: db, Table: table, Row: firstRow + i, Column: col.Name, ColumnType: col.Type, Value: v,
+				c.conflict(ctx, Conflict{Database: db, Table: table, Row: firstRow + i, Column: col.Name, ColumnType: col.Type, Value: v,
 					Reason: fmt.Sprintf("value does not fit type %s; written as null", col.Type)})
 				continue
 			}

@@ -2,12 +2,14 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 
 	"github.com/fabrictest/fabrictest/emulator/eventhouse"
 	"github.com/fabrictest/fabrictest/emulator/internal/definition"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
+	"github.com/fabrictest/fabrictest/emulator/internal/insights"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/rows"
 )
@@ -15,10 +17,18 @@ import (
 // eventhouseWriter ingests each batch with .create-merge and .ingest inline
 // through azure-kusto-go, tagged "<destination>/<seq>" with ingestIfNotExists
 // so a batch written again after a failure or a crash lands once.
+//
+// What Kusto does with a value that does not fit its column (writes null)
+// and a field dropped by a column-name collision are counted in the
+// destination's data insights once the batch landed (DataConversionErrors,
+// DroppedFields), with one runtime-log warning per column the first time.
 type eventhouseWriter struct {
 	rt   *Runtime
 	dest store.Destination
 	db   string
+
+	mu     sync.Mutex
+	warned map[string]bool // "<metric>/<column>" already logged
 }
 
 func (w *eventhouseWriter) write(ctx context.Context, seq int64, out []outRow) error {
@@ -33,10 +43,48 @@ func (w *eventhouseWriter) write(ctx context.Context, seq int64, out []outRow) e
 	for i, r := range out {
 		batch[i] = r.Row
 	}
+	var conflicts []eventhouse.Conflict
+	ctx = eventhouse.WithConflicts(ctx, func(c eventhouse.Conflict) { conflicts = append(conflicts, c) })
 	if err := client.Ingest(ctx, w.db, w.dest.Target, batch, fmt.Sprintf("%s/%d", w.dest.ID, seq)); err != nil {
 		return fmt.Errorf("ingest into %s.%s at %s: %w", w.db, w.dest.Target, w.rt.cfg.KQLURL, err)
 	}
+	w.count(conflicts)
 	return nil
+}
+
+// count adds the conflicts of a batch that landed to the destination's
+// data insights, logging a warning the first time a column has one.
+func (w *eventhouseWriter) count(conflicts []eventhouse.Conflict) {
+	node := w.rt.Insights(w.dest.ID)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, c := range conflicts {
+		metric, msg := insights.DataConversionErrors, fmt.Sprintf("value %s does not fit column %q (%s) of table %s; Kusto writes null", describeValue(c.Value), c.Column, c.ColumnType, w.dest.Target)
+		if c.ColumnType == "" {
+			metric, msg = insights.DroppedFields, fmt.Sprintf("field %q was not written into table %s: %s", c.Field, w.dest.Target, c.Reason)
+		}
+		node.Add(metric, 1)
+		if key := string(metric) + "/" + c.Column; !w.warned[key] {
+			if w.warned == nil {
+				w.warned = map[string]bool{}
+			}
+			w.warned[key] = true
+			node.Log(w.rt.cfg.Now(), insights.LevelWarning, msg, "column", c.Column)
+		}
+	}
+}
+
+// describeValue renders a conflicting value for a runtime log, cut to 100
+// bytes.
+func describeValue(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b = []byte(fmt.Sprint(v))
+	}
+	if len(b) > 100 {
+		return string(b[:100]) + "…"
+	}
+	return string(b)
 }
 
 // direct reports whether spec is an Eventhouse destination in
