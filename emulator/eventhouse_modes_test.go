@@ -1,12 +1,17 @@
 package emulator_test
 
 import (
+	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/Azure/azure-kusto-go/azkustodata/kql"
+
 	"github.com/fabrictest/fabrictest/emulator"
+	"github.com/fabrictest/fabrictest/emulator/eventhouse"
 	"github.com/fabrictest/fabrictest/kustofake"
 )
 
@@ -133,5 +138,39 @@ func TestEventhouseModesNative(t *testing.T) {
 	again := e.must(200, e.call("POST", base+"/destinations", map[string]any{"type": "Eventhouse", "itemId": eh, "table": "Raw"}))
 	if again.str("id") != d.str("id") || again.str("ingestionMode") != "ProcessedIngestion" {
 		t.Fatalf("re-bind: %s", again.Raw)
+	}
+}
+
+// TestEventhouseDirectIngestionKeepsTable follows Microsoft's API-only
+// DirectIngestion flow (api-kusto-pull-destination.md): the table exists
+// before the Eventstream, and the Eventhouse ingests into it through its
+// mapping, which adds no column (learn.microsoft.com/kusto/management/mappings).
+// A field the table lacks is not written; a missing one is null.
+func TestEventhouseDirectIngestionKeepsTable(t *testing.T) {
+	k := kustofake.Start(t)
+	e := startEnv(t, emulator.WithKQLURL(k.URL()))
+	s, eh, dbID := eventhouseStream(t, e)
+	c, err := eventhouse.New(k.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Kusto().Mgmt(context.Background(), "telemetry", kql.New(".create table Orders (id:string, eventTime:datetime, amount:real)")); err != nil {
+		t.Fatal(err)
+	}
+	topo := modesTopology(s.ws, eh, dbID)
+	dests := topo["destinations"].([]any)
+	direct := dests[1].(map[string]any)
+	direct["properties"].(map[string]any)["tableName"] = "Orders"
+	topo["destinations"], topo["operators"] = []any{direct}, []any{}
+	es := e.must(201, e.call("POST", "/v1/workspaces/"+s.ws+"/eventstreams", map[string]any{"displayName": "orders", "definition": definitionOf(topo, nil)}))
+	base := "/v1/workspaces/" + s.ws + "/eventstreams/" + es.str("id")
+	src := nodesByName(e.must(200, e.call("GET", base+"/topology", nil)).Body, "sources")["app"]["id"].(string)
+	e.must(200, e.call("POST", base+"/sources/"+src+"/events", `{"events":[{"value":{"id":"o1","amount":2.5,"coupon":"X1"}}]}`))
+
+	got := kustoRows(t, k.URL(), "telemetry", "Orders")
+	want := []map[string]any{{"id": "o1", "eventTime": nil, "amount": 2.5}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Orders rows %v, want %v (no coupon column)", got, want)
 	}
 }

@@ -189,8 +189,8 @@ func WithConflicts(ctx context.Context, f func(Conflict)) context.Context {
 }
 
 // Ingest writes a batch of rows into table of database, creating the table
-// and adding columns as needed, in one or more .ingest inline commands tagged
-// with tag. Calling it again with the same rows and tag after a failure adds
+// and adding columns as needed (only creating it, under KeepSchema), in one
+// or more .ingest inline commands tagged with tag. Calling it again with the same rows and tag after a failure adds
 // no second copy. An empty batch does nothing. Engine failures, and
 // requests that got no answer, are *EngineError.
 func (c *Client) Ingest(ctx context.Context, database, table string, batch []rows.Row, tag string) error {
@@ -207,6 +207,15 @@ func (c *Client) Ingest(ctx context.Context, database, table string, batch []row
 	}
 
 	mapped := c.mapRows(ctx, database, table, batch)
+	if keepsSchema(ctx) {
+		schema, exists, err := c.existingSchema(ctx, database, table)
+		if err != nil {
+			return err
+		}
+		if exists {
+			return c.ingestParts(ctx, database, table, tag, schema, c.project(ctx, database, table, schema, mapped))
+		}
+	}
 	inferred, names := inferColumns(mapped)
 
 	key := schemaKey{strings.ToLower(database), table}
@@ -247,7 +256,13 @@ func (c *Client) Ingest(ctx context.Context, database, table string, batch []row
 			return fmt.Errorf("eventhouse: ingest into %s in database %q: column %s is missing from the table after .create-merge", QuoteName(table), database, QuoteName(n))
 		}
 	}
+	return c.ingestParts(ctx, database, table, tag, schema, mapped)
+}
 
+// ingestParts writes mapped in the order of schema, in one .ingest inline
+// command per part of at most maxBytes (part i tagged "<tag>#<i>" when
+// there are several).
+func (c *Client) ingestParts(ctx context.Context, database, table, tag string, schema []column, mapped []mappedRow) error {
 	parts := split(mapped, c.maxBytes)
 	first := 0
 	for i, part := range parts {

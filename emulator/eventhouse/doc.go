@@ -88,6 +88,18 @@
 // are written as null. Kusto strings are never null: a null, or a missing
 // field, reads back from a string column as "".
 //
+// # Keeping an existing table's columns
+//
+// Under KeepSchema (the emulator's DirectIngestion destinations, where the
+// Eventhouse itself ingests through its ingestion mapping) a table that
+// already exists is not altered: each field goes to the column of its
+// name, a field the table has no column for is not written and is
+// reported to the conflict handlers with an empty ColumnType, and a row
+// that shares no column with the table lands as a row of nulls, as Kusto's
+// own mapping does. A table that does not exist is created from the batch
+// as above. WithConflicts gives one call its own conflict handler, so a
+// client shared by several destinations can tell each its conflicts.
+//
 // # Errors
 //
 // Invalid arguments (an empty tag or database, an invalid table name) are

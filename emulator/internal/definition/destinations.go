@@ -95,7 +95,7 @@ func (c compiler) binding(n *Node) (b Binding, bind bool, err error) {
 // names them.
 func destinationField(n *Node, typ string) func(string) string {
 	names := map[string]string{"type": "type", "itemId": "properties.itemId", "workspaceId": "properties.workspaceId", "database": "properties.databaseName",
-		"table": map[string]string{"Lakehouse": "properties.deltaTable", "Eventhouse": "properties.tableName", "Reflex": "properties"}[typ],
+		"table":         map[string]string{"Lakehouse": "properties.deltaTable", "Eventhouse": "properties.tableName", "Reflex": "properties"}[typ],
 		"ingestionMode": "properties.dataIngestionMode"}
 	if n.Str("databaseName") == "" && n.Str("kqlDatabaseId") != "" {
 		names["database"] = "properties.kqlDatabaseId" // DirectIngestion's

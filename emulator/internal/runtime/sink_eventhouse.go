@@ -26,6 +26,9 @@ type eventhouseWriter struct {
 	rt   *Runtime
 	dest store.Destination
 	db   string
+	// keep is DirectIngestion's: an existing table keeps its columns, as
+	// the Eventhouse's own ingestion keeps them (eventhouse.KeepSchema).
+	keep bool
 
 	mu     sync.Mutex
 	warned map[string]bool // "<metric>/<column>" already logged
@@ -45,6 +48,9 @@ func (w *eventhouseWriter) write(ctx context.Context, seq int64, out []outRow) e
 	}
 	var conflicts []eventhouse.Conflict
 	ctx = eventhouse.WithConflicts(ctx, func(c eventhouse.Conflict) { conflicts = append(conflicts, c) })
+	if w.keep {
+		ctx = eventhouse.KeepSchema(ctx)
+	}
 	if err := client.Ingest(ctx, w.db, w.dest.Target, batch, fmt.Sprintf("%s/%d", w.dest.ID, seq)); err != nil {
 		return fmt.Errorf("ingest into %s.%s at %s: %w", w.db, w.dest.Target, w.rt.cfg.KQLURL, err)
 	}
@@ -113,7 +119,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return &eventhouseWriter{rt: rt, dest: d, db: spec.Database}, nil
+		return &eventhouseWriter{rt: rt, dest: d, db: spec.Database, keep: direct(spec)}, nil
 	}
 }
 
