@@ -93,3 +93,50 @@ func TestEventhouseConflictsInInsights(t *testing.T) {
 		t.Fatalf("a failed batch counted: %v", c)
 	}
 }
+
+// TestEventhouseDirectIngestionDropsExtraFields: a DirectIngestion
+// destination keeps an existing table's columns (Kusto's mapping adds
+// none: learn.microsoft.com/kusto/management/mappings); each field not
+// written counts in DroppedFields, with one warning per field.
+func TestEventhouseDirectIngestionDropsExtraFields(t *testing.T) {
+	k := kustofake.Start(t)
+	rt := New(Config{KQLURL: k.URL()})
+	spec := eventstream.Spec{Database: kustofake.DefaultDatabase, IngestionMode: "DirectIngestion"}
+	d := store.Destination{ID: "dest-2", Type: "Eventhouse", Target: "Orders", Spec: spec.Encode()}
+	w, err := writers["Eventhouse"](rt, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	first := outRow{Row: rows.Row{"id": json.Number("1")}, Offset: 0}
+	if err := w.write(ctx, 1, []outRow{first}); err != nil { // creates Orders (id:long)
+		t.Fatal(err)
+	}
+	extra := func(id string) outRow {
+		return outRow{Row: rows.Row{"id": json.Number(id), "coupon": "X"}, Offset: 1}
+	}
+	if err := w.write(ctx, 2, []outRow{extra("2"), extra("3")}); err != nil {
+		t.Fatal(err)
+	}
+	node := rt.Insights(d.ID)
+	if c := node.Counters(); c[insights.DroppedFields] != 2 {
+		t.Fatalf("counters %v, want 2 dropped fields", c)
+	}
+	logs := node.Logs()
+	if len(logs) != 1 || !strings.Contains(logs[0].Message, `field "coupon" was not written into table Orders: table ['Orders'] has no column ['coupon']`) {
+		t.Fatalf("runtime logs %+v", logs)
+	}
+	client, err := rt.kusto()
+	if err != nil {
+		t.Fatal(err)
+	}
+	landed, err := client.Rows(ctx, kustofake.DefaultDatabase, "Orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range landed {
+		if _, ok := r["coupon"]; ok || len(landed) != 3 {
+			t.Fatalf("rows %v: want 3 without a coupon column", landed)
+		}
+	}
+}
