@@ -28,16 +28,17 @@ var destinationTypes = map[string][]string{
 var tableless = map[string]bool{"Reflex": true}
 
 type destinationJSON struct {
-	ID          string `json:"id"`
-	Type        string `json:"type"`
-	WorkspaceID string `json:"workspaceId"`
-	ItemID      string `json:"itemId"`
-	Table       string `json:"table,omitempty"`
-	Database    string `json:"database,omitempty"`
+	ID          string         `json:"id"`
+	Type        string         `json:"type"`
+	WorkspaceID string         `json:"workspaceId"`
+	ItemID      string         `json:"itemId"`
+	Table       string         `json:"table,omitempty"`
+	Database    string         `json:"database,omitempty"`
+	Status      string         `json:"status"`
+	Delivery    map[string]any `json:"delivery,omitempty"`
+
 	// IngestionMode is an Eventhouse destination's dataIngestionMode.
-	IngestionMode string         `json:"ingestionMode,omitempty"`
-	Status        string         `json:"status"`
-	Delivery      map[string]any `json:"delivery,omitempty"`
+	IngestionMode string `json:"ingestionMode,omitempty"`
 }
 
 func (a *API) renderDestination(d store.Destination) destinationJSON {
@@ -79,8 +80,9 @@ type bindRequest struct {
 }
 
 // bind serves POST …/eventstreams/{id}/destinations with
-// {type, itemId, table?, database?, workspaceId?, ingestionMode?}. The same body twice is
-// idempotent: the second answers 200 with the first binding.
+// {type, itemId, table?, database?, workspaceId?, ingestionMode?}. The
+// same body twice is idempotent: the second answers 200 with the first
+// binding.
 func (a *API) bind(c *call) error {
 	es, err := a.item(c, TypeEventstream, store.RoleContributor)
 	if err != nil {
