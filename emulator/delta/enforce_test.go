@@ -268,3 +268,79 @@ func TestEvolveIsTheDefault(t *testing.T) {
 		t.Fatalf("schema %s, dropped %v", tbl.Schema(), r.Dropped)
 	}
 }
+
+// FuzzEnforce appends two arbitrary record values in one batch under
+// schema enforcement, then a third alone: AppendReport never panics, fails
+// only with a *RowsError whose rows are documented row errors, the rest
+// of the batch then goes in, the table's schema never changes after its
+// first commit, and the Go reader reads back every row written.
+func FuzzEnforce(f *testing.F) {
+	for _, seed := range [][3]string{
+		{`{"id":1,"a":"x"}`, `{"id":2,"b":"y"}`, `{"id":1.5}`},
+		{`{"q":1}`, `{"q":1.5}`, `{"q":true}`},
+		{`{}`, `{"f":1.5,"s":{"a":[1]}}`, `{"f":2,"s":{"a":[1.5],"b":1}}`},
+		{`{"A":1,"a":"s"}`, `{"":1}`, `{"a":{"x":1}}`},
+		{`[1,2]`, "\xff\x00", `{"value":"x"}`},
+		{`{"t":"2024-05-01T10:00:00Z"}`, `{"t":"2024-05-01"}`, `{"t":null,"u":1}`},
+	} {
+		f.Add([]byte(seed[0]), []byte(seed[1]), []byte(seed[2]))
+	}
+	f.Fuzz(func(t *testing.T, v1, v2, v3 []byte) {
+		tbl, err := delta.Open(tableDir(t), delta.WithoutFsync(), delta.WithSchemaMode(delta.SchemaEnforce))
+		if err != nil {
+			t.Fatal(err)
+		}
+		written := fuzzAppend(t, tbl, []rows.Row{rows.FromValue(v1), rows.FromValue(v2)})
+		schema := tbl.Schema().String()
+		written += fuzzAppend(t, tbl, []rows.Row{rows.FromValue(v3)})
+		if tbl.Version() >= 0 && tbl.Schema().String() != schema && schema != "struct<>" {
+			t.Fatalf("schema changed from %s to %s", schema, tbl.Schema())
+		}
+		if tbl.Version() < 0 {
+			return
+		}
+		snap, err := delta.ReadTable(tbl.Dir())
+		if err != nil || len(snap.Rows) != written {
+			t.Fatalf("read back %v rows (%v), wrote %d", snap, err, written)
+		}
+	})
+}
+
+// fuzzAppend appends batch, and again without the rows a *RowsError
+// names; it returns how many rows were written.
+func fuzzAppend(t *testing.T, tbl *delta.Table, batch []rows.Row) int {
+	_, err := tbl.AppendReport(context.Background(), batch)
+	if err == nil {
+		return len(batch)
+	}
+	var re *delta.RowsError
+	if !errors.As(err, &re) {
+		t.Fatalf("AppendReport: %v (%T)", err, err)
+	}
+	skip := map[int]bool{}
+	for _, e := range re.Errs {
+		var (
+			conv  *delta.ConversionError
+			dup   *delta.DuplicateFieldError
+			limit *delta.RowLimitError
+		)
+		if !errors.As(e, &conv) && !errors.As(e, &dup) && !errors.As(e, &limit) {
+			t.Fatalf("row error %v (%T) is not documented", e, e)
+		}
+		row, _ := delta.RowOf(e)
+		skip[row] = true
+	}
+	var rest []rows.Row
+	for i, r := range batch {
+		if !skip[i] {
+			rest = append(rest, r)
+		}
+	}
+	if len(rest) == 0 {
+		return 0
+	}
+	if _, err := tbl.AppendReport(context.Background(), rest); err != nil {
+		t.Fatalf("the batch without its rejected rows: %v", err)
+	}
+	return len(rest)
+}
