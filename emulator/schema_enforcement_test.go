@@ -77,10 +77,11 @@ func rowsOf(t *testing.T, dir, col, by string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := testclients.Run(t, nil, py, "-c", `import json, sys
+	out := testclients.Run(t, nil, py, "-c", `import json, os, sys
 from deltalake import DeltaTable
 vals = DeltaTable(sys.argv[1]).to_pyarrow_table().sort_by(sys.argv[3]).column(sys.argv[2]).to_pylist()
-print(json.dumps([[type(v).__name__, v] for v in vals]))`, dir, col, by)
+print(json.dumps([[type(v).__name__, v] for v in vals]), flush=True)
+os._exit(0)  # deltalake's native threads may abort the interpreter's teardown`, dir, col, by)
 	return strings.TrimSpace(string(out))
 }
 
@@ -186,8 +187,9 @@ func TestSchemaEnforcementKeepsATableMadeBeforehand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testclients.Run(t, nil, py, "-c", `import sys, pyarrow as pa, deltalake
-deltalake.write_deltalake(sys.argv[1], pa.table({"name": pa.array(["a"]), "id": pa.array([1], pa.int64()), "score": pa.array([0.5])}))`, dir)
+	testclients.Run(t, nil, py, "-c", `import os, sys, pyarrow as pa, deltalake
+deltalake.write_deltalake(sys.argv[1], pa.table({"name": pa.array(["a"]), "id": pa.array([1], pa.int64()), "score": pa.array([0.5])}))
+os._exit(0)  # deltalake's native threads may abort the interpreter's teardown`, dir)
 	d := e.must(201, e.call("POST", "/v1/workspaces/"+s.ws+"/eventstreams/"+s.id+"/destinations",
 		map[string]any{"type": "Lakehouse", "itemId": lh.str("id"), "table": "made"}))
 	l := lake{s: s, id: lh.str("id"), dest: d.str("id"), dir: dir}

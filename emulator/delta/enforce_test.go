@@ -236,8 +236,9 @@ func TestEnforceKeepsATableMadeByDeltaRS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testclients.Run(t, nil, py, "-c", `import sys, pyarrow as pa, deltalake
-deltalake.write_deltalake(sys.argv[1], pa.table({"id": pa.array([1], pa.int64()), "score": pa.array([0.5]), "name": pa.array(["a"])}))`, dir)
+	testclients.Run(t, nil, py, "-c", `import os, sys, pyarrow as pa, deltalake
+deltalake.write_deltalake(sys.argv[1], pa.table({"id": pa.array([1], pa.int64()), "score": pa.array([0.5]), "name": pa.array(["a"])}))
+os._exit(0)  # deltalake's native threads may abort the interpreter's teardown`, dir)
 	before := mustOpen(t, dir).Schema().String()
 	if before != "struct<id:long,score:double,name:string>" {
 		t.Fatalf("delta-rs made %s", before)
