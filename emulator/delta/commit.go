@@ -121,7 +121,7 @@ func (t *Table) commitActions(st *tableState, version int64, schema *Schema, df 
 		IsBlindAppend:    ptr(true),
 		EngineInfo:       t.o.engineInfo,
 		TxnID:            newUUID(),
-		OperationMetrics: map[string]string{"numFiles": "0", "numOutputRows": "0", "numOutputBytes": "0"},
+		OperationMetrics: map[string]any{"numFiles": "0", "numOutputRows": "0", "numOutputBytes": "0"},
 	}
 	if st.version >= 0 {
 		info.ReadVersion = ptr(st.version)
@@ -142,7 +142,7 @@ func (t *Table) commitActions(st *tableState, version int64, schema *Schema, df 
 		info.OperationParameters = map[string]any{"mode": "Append", "partitionBy": "[]"}
 	}
 	if df != nil {
-		info.OperationMetrics = map[string]string{
+		info.OperationMetrics = map[string]any{
 			"numFiles":       "1",
 			"numOutputRows":  strconv.FormatInt(df.rows, 10),
 			"numOutputBytes": strconv.FormatInt(df.size, 10),

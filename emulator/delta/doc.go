@@ -37,7 +37,8 @@
 // # Schema inference
 //
 // The type of a field that is not yet a column comes from all of its values
-// in the batch. For one value:
+// in the batch (under SchemaEnforce, from the first record's value alone:
+// see Schema enforcement). For one value:
 //
 //   - a string is a string, except one in RFC 3339 form with a time zone
 //     ("2024-05-01T10:00:00Z", "2024-05-01T12:00:00.5+02:00"), which is a
@@ -87,7 +88,8 @@
 //
 // # Schema changes and conflicts
 //
-// A Delta table at protocol (1,2) can gain nullable columns, and structs can
+// This section is the default mode, SchemaEvolve; SchemaEnforce follows
+// the next. A Delta table at protocol (1,2) can gain nullable columns, and structs can
 // gain nullable members, but no column may change its type. So:
 //
 //   - a new field becomes a new nullable column (or struct member): the
@@ -106,6 +108,80 @@
 //     naming the field's path ("order.items[].qty"), the column's type and
 //     the value's inferred type, and writes nothing (no data file, no
 //     commit). The batch stays rejected until the caller changes it.
+//
+// # Schema enforcement
+//
+// With WithSchemaMode(SchemaEnforce) a table follows the schema
+// enforcement of Fabric's Lakehouse destination (fabric-docs, "Add a
+// lakehouse destination to an eventstream"); the emulator's Lakehouse
+// destinations use it unless bound with the "evolve" extension:
+//
+//   - A new table takes its schema from the first record of its first
+//     batch, inferred as above from that record alone; the rows after it,
+//     in the same batch too, are projected onto that schema. A first
+//     record that makes no column ({}) or breaks a limit is rejected (as
+//     below), and the next record is first. Its columns come in name
+//     order, as under SchemaEvolve: a JSON object reaches the writer as a
+//     map, so the order of its members is not known here (Fabric's
+//     tables probably keep it).
+//   - Every row is projected onto the table's schema, also a table made
+//     by another writer (delta-rs, Spark in a notebook), and the schema
+//     never changes. A member that names no column (or no member of a
+//     struct column) is not written: AppendReport counts it by field path
+//     ("note", "order.extra", "items[].x"), with an example value; a null
+//     is not counted, as nothing of it is lost. A column the row lacks is
+//     null. Member names match columns as under SchemaEvolve (exactly,
+//     else case-insensitively after the '_' replacement); two members for
+//     one column are a *DuplicateFieldError.
+//   - A row with no member that names a column is a schema conversion
+//     failure, and a value its column cannot take without loss is a data
+//     conversion error: either way the batch fails with a *RowsError
+//     listing every such row (a *ConversionError each, with the row, the
+//     field's path, the column's type and the value) before anything is
+//     written, so that the caller can set them aside and append the rest.
+//
+// Microsoft does not document Eventstream's type conversions. Eventstream
+// runs the Azure Stream Analytics engine (ASA's query reference applies to
+// both, and Eventstream's types are ASA's: BigInt, Float, Nvarchar(max),
+// DateTime, Bit, Record, Array), and ASA's "Data types" reference makes a
+// conversion without precision loss implicit and always successful, a
+// lossy one or an overflow on output an error for the error policy, and a
+// loss of precision into float no error. The table below is inferred from
+// those rules, not documented for Eventstream:
+//
+//	column (ASA type)        takes                                  a data conversion error
+//	long (BigInt)            an integer in int64's range; a number  a number with a fraction (1.5), an
+//	                         with a fraction or exponent whose      integer beyond int64, a string, an
+//	                         value is such an integer (2.0, 1e3);   object, an array
+//	                         true and false as 1 and 0
+//	double (Float)           any number in a double's range (2 is   a number beyond a double's range, a
+//	                         2.0; long integers are rounded to the  string, an object, an array
+//	                         nearest double); true, false as 1, 0
+//	string (Nvarchar(max))   any value: a string as itself, any     none
+//	                         other as its compact JSON text (12,
+//	                         1.5, true, {"a":1}, [1,"x"])
+//	boolean (Bit)            true, false                            a number, a string, an object, an
+//	                                                                array
+//	timestamp (DateTime)     an RFC 3339 string with a time zone    any other string (a time without a
+//	                         (stored as microseconds, UTC)          zone too), a number, a boolean, an
+//	                                                                object, an array
+//	struct (Record)          an object, each member by this table;  any other value
+//	                         members the struct lacks are dropped
+//	                         and counted, missing ones are null
+//	array (Array)            an array, each element by this table   any other value
+//	any column               null                                   none
+//
+// Where ASA's documents say nothing for this case, these are choices: a
+// number whose value is integral goes into a long column because float to
+// bigint loses nothing for it (ASA reads 2.0 from JSON as a float); a
+// boolean goes into long and double columns because ASA writes Bit into
+// bigint columns of SQL outputs and converts Bit to Float as 1.0 and 0.0,
+// while a number into a boolean column is an error because Float to Bit
+// turns every value but 0 into 1; numbers, booleans and times go into a
+// string column because ASA writes BigInt, Float and DateTime into any
+// string column of SQL outputs; an object or array in a string column is
+// kept as its JSON text, where ASA's SQL output writes the word "Record" or
+// "Array", because nothing is lost that way.
 //
 // # Data files
 //

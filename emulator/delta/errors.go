@@ -122,3 +122,110 @@ func withRow(err error, row int) error {
 
 // errInternal marks a value the evolved schema should have accepted.
 var errInternal = errors.New("value does not match the evolved schema")
+
+// ConversionError reports a row that schema enforcement (SchemaEnforce)
+// cannot project onto the table's schema: a value its column cannot take
+// without loss (Field, ColumnType and Value set), or a row with no field in
+// common with the table's columns (Field and ColumnType empty), which
+// Fabric calls a schema conversion failure.
+type ConversionError struct {
+	// Row is the index of the row in the batch.
+	Row int
+	// Field is the value's path, as SchemaConflictError.Field; "" for a
+	// row with no field in common with the table.
+	Field string
+	// ColumnType is the column's Delta type ("long"); "" with Field.
+	ColumnType string
+	// Value is the value's compact JSON text, cut to 100 characters (for
+	// a row with no field in common, the row's).
+	Value string
+}
+
+// Error names the row, the field, the column's type and the value.
+func (e *ConversionError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("row %d of the batch has no field in common with the table's columns: %s", e.Row, e.Value)
+	}
+	return fmt.Sprintf("field %q of row %d of the batch holds %s, which its %s column (%s) cannot take without loss",
+		e.Field, e.Row, e.Value, e.ColumnType, asaTypeName(e.ColumnType))
+}
+
+// asaTypeName is the Azure Stream Analytics name of a Delta type, the
+// names Eventstream shows.
+func asaTypeName(deltaType string) string {
+	switch {
+	case deltaType == TypeString:
+		return "Nvarchar(max)"
+	case deltaType == TypeLong:
+		return "BigInt"
+	case deltaType == TypeDouble:
+		return "Float"
+	case deltaType == TypeBoolean:
+		return "Bit"
+	case deltaType == TypeTimestamp:
+		return "DateTime"
+	case strings.HasPrefix(deltaType, TypeStruct):
+		return "Record"
+	case strings.HasPrefix(deltaType, TypeArray):
+		return "Array"
+	default:
+		return deltaType
+	}
+}
+
+// RowsError lists every row of a batch that SchemaEnforce cannot write, in
+// row order: each a *ConversionError, *RowLimitError or
+// *DuplicateFieldError. Append returns it before writing anything; the
+// caller writes the batch again without those rows.
+type RowsError struct {
+	Errs []error
+}
+
+// Error names the first row's error and how many there are.
+func (e *RowsError) Error() string {
+	if len(e.Errs) == 1 {
+		return e.Errs[0].Error()
+	}
+	return fmt.Sprintf("%d rows cannot be written; the first: %v", len(e.Errs), e.Errs[0])
+}
+
+// Unwrap returns the rows' errors.
+func (e *RowsError) Unwrap() []error { return e.Errs }
+
+// RowOf returns the batch index of the row a row error names: that of a
+// *ConversionError, *SchemaConflictError, *DuplicateFieldError or
+// *RowLimitError (for a *RowsError, its first row's).
+func RowOf(err error) (int, bool) {
+	var (
+		conv  *ConversionError
+		confl *SchemaConflictError
+		dup   *DuplicateFieldError
+		limit *RowLimitError
+	)
+	switch {
+	case errors.As(err, &conv):
+		return conv.Row, true
+	case errors.As(err, &confl):
+		return confl.Row, true
+	case errors.As(err, &dup):
+		return dup.Row, true
+	case errors.As(err, &limit):
+		return limit.Row, true
+	}
+	return 0, false
+}
+
+// setRow records the batch index of the row in a row error.
+func setRow(err error, row int) error {
+	var conv *ConversionError
+	var limit *RowLimitError
+	switch {
+	case errors.As(err, &conv):
+		conv.Row = row
+	case errors.As(err, &limit):
+		limit.Row = row
+	default:
+		return withRow(err, row)
+	}
+	return err
+}

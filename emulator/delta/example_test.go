@@ -161,3 +161,39 @@ func ExampleInferSchema() {
 	// note string
 	// price double
 }
+
+func ExampleTable_AppendReport() {
+	dir, cleanup := exampleDir()
+	defer cleanup()
+	ctx := context.Background()
+
+	tbl, err := delta.Open(dir, delta.WithSchemaMode(delta.SchemaEnforce))
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The first record makes the schema; "b" is not a column, so it is
+	// dropped and reported.
+	r, err := tbl.AppendReport(ctx, []rows.Row{
+		rows.FromValue([]byte(`{"id":1,"a":"x"}`)),
+		rows.FromValue([]byte(`{"id":2,"b":"y"}`)),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(r.Version, tbl.Schema(), r.Dropped)
+
+	// 1.5 does not go into a long column without loss: the batch names
+	// the row, and the caller appends the rest.
+	batch := []rows.Row{rows.FromValue([]byte(`{"id":1.5}`)), rows.FromValue([]byte(`{"id":3.0}`))}
+	_, err = tbl.AppendReport(ctx, batch)
+	var rejected *delta.RowsError
+	if errors.As(err, &rejected) {
+		fmt.Println(rejected.Errs[0])
+	}
+	r, err = tbl.AppendReport(ctx, batch[1:])
+	fmt.Println(r.Version, err)
+	// Output:
+	// 0 struct<a:string,id:long> [{b 1 "y"}]
+	// field "id" of row 0 of the batch holds 1.5, which its long column (BigInt) cannot take without loss
+	// 1 <nil>
+}

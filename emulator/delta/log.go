@@ -68,15 +68,17 @@ type removeAction struct {
 }
 
 type commitInfoAction struct {
-	Timestamp           int64             `json:"timestamp"`
-	Operation           string            `json:"operation"`
-	OperationParameters map[string]any    `json:"operationParameters"`
-	ReadVersion         *int64            `json:"readVersion,omitempty"`
-	IsolationLevel      string            `json:"isolationLevel,omitempty"`
-	IsBlindAppend       *bool             `json:"isBlindAppend,omitempty"`
-	OperationMetrics    map[string]string `json:"operationMetrics,omitempty"`
-	EngineInfo          string            `json:"engineInfo,omitempty"`
-	TxnID               string            `json:"txnId,omitempty"`
+	Timestamp           int64          `json:"timestamp"`
+	Operation           string         `json:"operation"`
+	OperationParameters map[string]any `json:"operationParameters"`
+	ReadVersion         *int64         `json:"readVersion,omitempty"`
+	IsolationLevel      string         `json:"isolationLevel,omitempty"`
+	IsBlindAppend       *bool          `json:"isBlindAppend,omitempty"`
+	// OperationMetrics are strings in Spark's commits (and this package's),
+	// numbers in delta-rs'.
+	OperationMetrics map[string]any `json:"operationMetrics,omitempty"`
+	EngineInfo       string         `json:"engineInfo,omitempty"`
+	TxnID            string         `json:"txnId,omitempty"`
 }
 
 // commitPath is the commit file of a version: 20 zero-padded digits.

@@ -12,6 +12,7 @@ type options struct {
 	rowGroupRows int64
 	fsync        bool
 	now          func() time.Time
+	mode         SchemaMode
 }
 
 func defaultOptions() options {
@@ -75,4 +76,38 @@ func WithClock(now func() time.Time) Option {
 			o.now = now
 		}
 	}
+}
+
+// SchemaMode is how Append treats a row whose fields or types differ from
+// the table's schema (see the package documentation).
+type SchemaMode uint8
+
+const (
+	// SchemaEvolve, the default, infers a new table's schema from its
+	// whole first batch and adds a column for every new field; a value
+	// its column cannot hold fails the batch with a *SchemaConflictError.
+	SchemaEvolve SchemaMode = iota
+	// SchemaEnforce is the schema enforcement of Fabric's Lakehouse
+	// destination: a new table takes its schema from its first record,
+	// every row is projected onto the table's schema (fields the table
+	// lacks are dropped and reported, missing ones are null), and a row
+	// that cannot be projected fails the batch with a *RowsError listing
+	// every such row.
+	SchemaEnforce
+)
+
+// String names the mode ("evolve", "enforce").
+func (m SchemaMode) String() string {
+	if m == SchemaEnforce {
+		return "enforce"
+	}
+	return "evolve"
+}
+
+// WithSchemaMode sets how appends treat rows that differ from the
+// table's schema (default SchemaEvolve: this package is a general Delta
+// writer, and evolution is what it did first; the emulator's Lakehouse
+// destination asks for SchemaEnforce, Fabric's behaviour).
+func WithSchemaMode(m SchemaMode) Option {
+	return func(o *options) { o.mode = m }
 }

@@ -101,11 +101,15 @@ func (t *Table) TxnVersion(appID string) (int64, bool, error) {
 // version of the table, with a txn action for each Txn, in one commit. It
 // returns the committed version.
 //
-// The batch's schema is checked and merged with the table's by the rules in
-// the package documentation: new fields become new nullable columns (the
-// commit then carries a metaData action), values are coerced where that
-// loses nothing, and a conflict fails with a *SchemaConflictError (or a
-// *DuplicateFieldError) before anything is written.
+// Under SchemaEvolve (the default) the batch's schema is checked and
+// merged with the table's by the rules in the package documentation: new
+// fields become new nullable columns (the commit then carries a metaData
+// action), values are coerced where that loses nothing, and a conflict
+// fails with a *SchemaConflictError (or a *DuplicateFieldError) before
+// anything is written. Under SchemaEnforce every row is projected onto the
+// table's schema instead (a new table's comes from the first record), and
+// rows that cannot be fail the batch with a *RowsError naming every one of
+// them; AppendReport says which fields were dropped.
 //
 // When the table already records, for a Txn's AppID, a version at least as
 // high as the Txn's, nothing is written and the error wraps ErrTxnCommitted.
@@ -119,6 +123,27 @@ func (t *Table) TxnVersion(appID string) (int64, bool, error) {
 // created but the log directory could not be synced, Append returns the new
 // version with the error, and the batch is in the table.
 func (t *Table) Append(ctx context.Context, batch []rows.Row, txns ...Txn) (version int64, err error) {
+	r, err := t.AppendReport(ctx, batch, txns...)
+	return r.Version, err
+}
+
+// AppendReport appends as Append does, and reports what schema
+// enforcement (SchemaEnforce) dropped from the rows it wrote: the values
+// of fields the table has no column for, counted by field path. On error
+// the report holds only the version Append would return.
+func (t *Table) AppendReport(ctx context.Context, batch []rows.Row, txns ...Txn) (Report, error) {
+	var staged stagedFile
+	v, err := t.appendStaged(ctx, batch, txns, &staged)
+	r := Report{Version: v}
+	if err == nil {
+		r.Dropped = staged.dropped
+	}
+	return r, err
+}
+
+// appendStaged is Append, with the data file kept in staged across commit
+// attempts.
+func (t *Table) appendStaged(ctx context.Context, batch []rows.Row, txns []Txn, staged *stagedFile) (int64, error) {
 	if err := checkTxns(txns); err != nil {
 		return t.Version(), fmt.Errorf("append: %w", err)
 	}
@@ -131,10 +156,7 @@ func (t *Table) Append(ctx context.Context, batch []rows.Row, txns ...Txn) (vers
 		return t.Version(), nil
 	}
 
-	var (
-		staged stagedFile
-		done   bool
-	)
+	done := false
 	defer func() {
 		if !done {
 			removeDataFile(t.dir, staged.df)
@@ -151,7 +173,7 @@ func (t *Table) Append(ctx context.Context, batch []rows.Row, txns ...Txn) (vers
 		if err := checkTxnsUncommitted(&st, txns); err != nil {
 			return st.version, fmt.Errorf("append: %w", err)
 		}
-		schema, err := t.stageBatch(&st, batch, &staged)
+		schema, err := t.stageBatch(&st, batch, staged)
 		if err != nil {
 			return st.version, fmt.Errorf("append: %w", err)
 		}
@@ -207,8 +229,9 @@ func checkTxnsUncommitted(st *tableState, txns []Txn) error {
 // stagedFile is the data file an append has written, kept across commit
 // attempts while the schema it was written under still holds.
 type stagedFile struct {
-	df     *dataFile
-	schema string
+	df      *dataFile
+	schema  string
+	dropped []DroppedField // what SchemaEnforce left out of the file
 }
 
 // stageBatch evolves the table's schema for batch and writes its data file
@@ -220,6 +243,9 @@ func (t *Table) stageBatch(st *tableState, batch []rows.Row, staged *stagedFile)
 			return nil, ErrNoColumns
 		}
 		return nil, nil
+	}
+	if t.o.mode == SchemaEnforce {
+		return t.stageEnforced(st, batch, staged)
 	}
 	ev, err := evolve(st.schema, batch)
 	if err != nil {
@@ -237,6 +263,29 @@ func (t *Table) stageBatch(st *tableState, batch []rows.Row, staged *stagedFile)
 		staged.schema = ev.schema.String()
 	}
 	return &ev.schema, nil
+}
+
+// stageEnforced projects batch onto the table's schema (a new table's
+// from its first record) and writes the projected rows' data file into
+// staged, unless staged already holds one under the same schema.
+func (t *Table) stageEnforced(st *tableState, batch []rows.Row, staged *stagedFile) (*Schema, error) {
+	en, err := enforce(st.schema, st.version >= 0, batch)
+	if err != nil {
+		return nil, err
+	}
+	if len(en.schema.Fields) == 0 {
+		return nil, ErrNoColumns
+	}
+	if staged.df == nil || staged.schema != en.schema.String() {
+		removeDataFile(t.dir, staged.df)
+		staged.df = nil
+		if staged.df, err = t.writeBatch(&evolution{schema: en.schema}, en.rows); err != nil {
+			return nil, err
+		}
+		staged.schema = en.schema.String()
+	}
+	staged.dropped = en.dropped
+	return &en.schema, nil
 }
 
 // writeBatch writes the data file of a batch under the evolved schema.

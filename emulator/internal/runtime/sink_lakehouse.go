@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync"
+	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/delta"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/insights"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/rows"
@@ -17,23 +20,36 @@ import (
 // txn action (appId the destination id, version the batch's seq) makes a
 // batch written again after a crash land once.
 //
-// A row the table cannot hold (a value whose type conflicts with its
-// column, two names for one column, a row beyond package rows' limits) is
-// not dropped and does not stop the destination: it is parked, with the
-// reason, in Files/_rejected/<table>/<destination>.jsonl of the Lakehouse,
-// and counted on the destination. A batch whose rows are all parked
-// before the table has a column commits nothing, and later rows create
-// the table. Should the Delta writer panic all the same, the panic is
-// recovered and logged with the records' coordinates, and the batch's
-// rows are parked with it as their reason.
+// The table follows Fabric's schema enforcement unless the destination is
+// bound with the "evolve" extension (package delta's documentation has
+// the rules): fields the table has no column for are not written, and are
+// counted in the destination's DroppedFields, with one runtime-log warning
+// per field; a row that cannot be projected onto the table's schema is a
+// data conversion error.
+//
+// A row the table cannot hold (a value its column cannot take, a row with
+// no column in common with the table, two names for one column, a row
+// beyond package rows' limits) is not dropped and does not stop the
+// destination: it is handed to the rejecter, which parks it, with the
+// reason, in Files/_rejected/<table>/<destination>.jsonl of the Lakehouse
+// and counts it. A batch whose rows are all parked before the table has a
+// column commits nothing, and later rows create the table. Should the
+// Delta writer panic all the same, the panic is recovered and logged with
+// the records' coordinates, and the batch's rows are parked with it as
+// their reason.
 type lakehouseWriter struct {
 	dest   store.Destination
 	table  *delta.Table
 	rej    *rejecter
 	logger *slog.Logger
-	// appendFn appends to the table; nil means table.Append (tests
+	node   *insights.Node   // the destination's data insights
+	now    func() time.Time // the runtime's clock, for runtime logs
+	// appendFn appends to the table; nil means table.AppendReport (tests
 	// replace it to make the writer panic).
-	appendFn func(context.Context, []rows.Row, ...delta.Txn) (int64, error)
+	appendFn func(context.Context, []rows.Row, ...delta.Txn) (delta.Report, error)
+
+	mu     sync.Mutex
+	warned map[string]bool // dropped field paths already in the runtime logs
 }
 
 func (w *lakehouseWriter) write(ctx context.Context, seq int64, out []outRow) error {
@@ -48,39 +64,109 @@ func (w *lakehouseWriter) write(ctx context.Context, seq int64, out []outRow) er
 			// the batch all the same, and later rows create the table.
 			return nil
 		}
-		_, err := w.appendSafely(ctx, batch, out, seq)
-		var conflict *delta.SchemaConflictError
-		var dup *delta.DuplicateFieldError
-		var limit *delta.RowLimitError
-		var crash *writerPanic
-		row := -1
-		switch {
-		case err == nil, errors.Is(err, delta.ErrTxnCommitted):
+		rep, err := w.appendSafely(ctx, batch, out, seq)
+		if err == nil || errors.Is(err, delta.ErrTxnCommitted) {
+			w.countDropped(rep.Dropped)
 			return nil
-		case errors.As(err, &conflict):
-			row = conflict.Row
-		case errors.As(err, &dup):
-			row = dup.Row
-		case errors.As(err, &limit):
-			row = limit.Row
-		case len(batch) > 0 && (errors.As(err, &crash) || errors.Is(err, delta.ErrNoColumns)):
+		}
+		bad := badRows(err)
+		if len(bad) == 0 {
+			var crash *writerPanic
+			if len(batch) == 0 || !(errors.As(err, &crash) || errors.Is(err, delta.ErrNoColumns)) {
+				return fmt.Errorf("append to table %s: %w", w.dest.Target, err)
+			}
 			// No row to blame: park them all, so the destination goes on.
 			if err := w.parkAll(ctx, seq, out, err); err != nil {
 				return err
 			}
 			batch, out = nil, nil
 			continue
-		default:
-			return fmt.Errorf("append to table %s: %w", w.dest.Target, err)
 		}
-		// Park the row, then try the rest: nothing is written until the
+		// Park the rows, then try the rest: nothing is written until the
 		// rejected rows are safely on disk.
-		if err := w.rej.reject(ctx, []rejectedRow{{Seq: seq, Out: out[row], Reason: err, Metric: metricOf(err)}}); err != nil {
+		rs := make([]rejectedRow, len(bad))
+		for i, b := range bad {
+			rs[i] = rejectedRow{Seq: seq, Out: out[b.row], Reason: b.err, Metric: metricOf(b.err)}
+		}
+		if err := w.rej.reject(ctx, rs); err != nil {
 			return err
 		}
-		batch = append(batch[:row:row], batch[row+1:]...)
-		out = append(out[:row:row], out[row+1:]...)
+		batch, out = without(batch, out, bad)
 	}
+}
+
+// badRow is a row of a batch the table cannot take, and why.
+type badRow struct {
+	row int
+	err error
+}
+
+// badRows lists the rows an append error blames, in row order: every row
+// of a *delta.RowsError (schema enforcement), or the one row of another
+// row error (schema evolution stops at the first); none for an error no
+// row is to blame for.
+func badRows(err error) []badRow {
+	var many *delta.RowsError
+	if errors.As(err, &many) {
+		out := make([]badRow, 0, len(many.Errs))
+		for _, e := range many.Errs {
+			if row, ok := delta.RowOf(e); ok {
+				out = append(out, badRow{row: row, err: e})
+			}
+		}
+		return out
+	}
+	if row, ok := delta.RowOf(err); ok {
+		return []badRow{{row: row, err: err}}
+	}
+	return nil
+}
+
+// without returns batch and out without the rows bad names.
+func without(batch []rows.Row, out []outRow, bad []badRow) ([]rows.Row, []outRow) {
+	skip := make(map[int]bool, len(bad))
+	for _, b := range bad {
+		skip[b.row] = true
+	}
+	keptRows, keptOut := make([]rows.Row, 0, len(batch)), make([]outRow, 0, len(out))
+	for i := range batch {
+		if !skip[i] {
+			keptRows, keptOut = append(keptRows, batch[i]), append(keptOut, out[i])
+		}
+	}
+	return keptRows, keptOut
+}
+
+// countDropped adds the fields schema enforcement left out to the
+// destination's DroppedFields, and logs one warning per field the first
+// time it is dropped (not per row).
+func (w *lakehouseWriter) countDropped(dropped []delta.DroppedField) {
+	if len(dropped) == 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.warned == nil {
+		w.warned = map[string]bool{}
+	}
+	var total int64
+	for _, f := range dropped {
+		total += f.Count
+		if w.warned[f.Path] {
+			continue
+		}
+		w.warned[f.Path] = true
+		msg := fmt.Sprintf("field %q is not a column of table %s, so it is not written (schema enforcement); example value: %s",
+			f.Path, w.dest.Target, f.Example)
+		now := w.now
+		if now == nil {
+			now = time.Now
+		}
+		w.node.Log(now(), insights.LevelWarning, msg, "field", f.Path, "value", f.Example)
+		w.logger.Warn("lakehouse destination: field dropped by schema enforcement",
+			"destination", w.dest.ID, "table", w.dest.Target, "field", f.Path, "value", f.Example)
+	}
+	w.node.Add(insights.DroppedFields, total)
 }
 
 // writerPanic is a panic of the Delta writer, recovered: a last line of
@@ -93,7 +179,7 @@ func (p *writerPanic) Error() string {
 
 // appendSafely appends the batch under the destination's txn, turning a
 // panic into a *writerPanic error.
-func (w *lakehouseWriter) appendSafely(ctx context.Context, batch []rows.Row, out []outRow, seq int64) (v int64, err error) {
+func (w *lakehouseWriter) appendSafely(ctx context.Context, batch []rows.Row, out []outRow, seq int64) (r delta.Report, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = &writerPanic{value: p}
@@ -104,7 +190,7 @@ func (w *lakehouseWriter) appendSafely(ctx context.Context, batch []rows.Row, ou
 	}()
 	appendFn := w.appendFn
 	if appendFn == nil {
-		appendFn = w.table.Append
+		appendFn = w.table.AppendReport
 	}
 	return appendFn(ctx, batch, delta.Txn{AppID: w.dest.ID, Version: seq})
 }
@@ -120,11 +206,34 @@ func (w *lakehouseWriter) parkAll(ctx context.Context, seq int64, out []outRow, 
 
 func init() {
 	writers["Lakehouse"] = func(rt *Runtime, d store.Destination) (rowWriter, error) {
-		t, err := delta.Open(rt.tableDir(d.WorkspaceID, d.ItemID, d.Target), delta.WithStreamingUpdate(d.ID))
+		mode, err := schemaModeOf(d)
 		if err != nil {
 			return nil, err
 		}
-		return &lakehouseWriter{dest: d, table: t, rej: rt.rejecterOf(d, rt.rejectedFile(d)), logger: rt.cfg.Logger}, nil
+		t, err := delta.Open(rt.tableDir(d.WorkspaceID, d.ItemID, d.Target), delta.WithStreamingUpdate(d.ID), delta.WithSchemaMode(mode))
+		if err != nil {
+			return nil, err
+		}
+		return &lakehouseWriter{dest: d, table: t, rej: rt.rejecterOf(d, rt.rejectedFile(d)), logger: rt.cfg.Logger,
+			node: rt.Insights(d.ID), now: rt.cfg.Now}, nil
+	}
+}
+
+// schemaModeOf is destination d's schema mode: Fabric's enforcement unless
+// its binding asks for the "evolve" extension.
+func schemaModeOf(d store.Destination) (delta.SchemaMode, error) {
+	spec, err := eventstream.SpecOf(d)
+	if err != nil {
+		return 0, err
+	}
+	switch spec.SchemaMode {
+	case "", eventstream.SchemaEnforce:
+		return delta.SchemaEnforce, nil
+	case eventstream.SchemaEvolve:
+		return delta.SchemaEvolve, nil
+	default:
+		return 0, fmt.Errorf("destination %s: schema mode %q is neither %q nor %q",
+			d.ID, spec.SchemaMode, eventstream.SchemaEnforce, eventstream.SchemaEvolve)
 	}
 }
 
@@ -145,7 +254,8 @@ func coordinates(out []outRow) []string {
 // other a runtime error.
 func metricOf(err error) insights.Metric {
 	var conflict *delta.SchemaConflictError
-	if errors.As(err, &conflict) {
+	var conversion *delta.ConversionError
+	if errors.As(err, &conflict) || errors.As(err, &conversion) {
 		return insights.DataConversionErrors
 	}
 	return insights.RuntimeErrors

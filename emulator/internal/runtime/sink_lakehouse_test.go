@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/delta"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
+	"github.com/fabrictest/fabrictest/emulator/internal/insights"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/rows"
 )
@@ -29,7 +31,7 @@ func TestLakehouseWriterRecoversPanics(t *testing.T) {
 		dest: store.Destination{ID: "d1", Target: "t"}, table: tbl, logger: slog.New(slog.DiscardHandler),
 		rej: &rejecter{file: rejected, stats: &rejections{}, now: time.Now},
 	}
-	w.appendFn = func(context.Context, []rows.Row, ...delta.Txn) (int64, error) {
+	w.appendFn = func(context.Context, []rows.Row, ...delta.Txn) (delta.Report, error) {
 		panic("definition level out of range: 258 not in [0:255]")
 	}
 	out := []outRow{{Row: rows.Row{"a": 1}, Value: []byte(`{"a":1}`), Partition: 2, Offset: 40}}
@@ -51,5 +53,105 @@ func TestLakehouseWriterRecoversPanics(t *testing.T) {
 	snap, err := delta.ReadTable(tbl.Dir())
 	if err != nil || len(snap.Rows) != 1 {
 		t.Fatalf("table after the panic: %v rows, %v", snap, err)
+	}
+}
+
+// lakehouseFixture is a runtime with a fixed clock and a Lakehouse
+// writer for destination d1, bound with spec.
+func lakehouseFixture(t *testing.T, spec eventstream.Spec) (*Runtime, rowWriter, string) {
+	t.Helper()
+	dir := t.TempDir()
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	rt := New(Config{OneLakeDir: dir, Now: func() time.Time { return at }})
+	d := store.Destination{ID: "d1", Type: "Lakehouse", WorkspaceID: "ws", ItemID: "lh", Target: "t", Spec: spec.Encode()}
+	w, err := writers["Lakehouse"](rt, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt, w, filepath.Join(dir, "ws", "lh")
+}
+
+// outRows turns JSON objects into a batch's rows, at offsets from first.
+func outRows(first int64, objects ...string) []outRow {
+	out := make([]outRow, len(objects))
+	for i, o := range objects {
+		out[i] = outRow{Row: rows.FromValue([]byte(o)), Value: []byte(o), Offset: first + int64(i)}
+	}
+	return out
+}
+
+// TestLakehouseWriterEnforcesByDefault follows fabric-docs "Add a
+// lakehouse destination to an eventstream": the first record makes the
+// schema, fields the table lacks are dropped (counted, one runtime-log
+// warning per field), and rows that cannot be projected are data
+// conversion errors, parked with their reason.
+func TestLakehouseWriterEnforcesByDefault(t *testing.T) {
+	rt, w, lh := lakehouseFixture(t, eventstream.Spec{})
+	ctx := context.Background()
+	for seq, batch := range [][]outRow{
+		outRows(0, `{"id":1,"a":"x"}`),
+		outRows(1, `{"id":2,"b":"y"}`, `{"id":3,"b":"z"}`),
+		outRows(3, `{"id":1.5}`, `{"c":1}`, `{"id":4}`),
+	} {
+		if err := w.write(ctx, int64(seq+1), batch); err != nil {
+			t.Fatalf("batch %d: %v", seq+1, err)
+		}
+	}
+	snap, err := delta.ReadTable(filepath.Join(lh, "Tables", "t"))
+	if err != nil || snap.Schema.String() != "struct<a:string,id:long>" || len(snap.Rows) != 4 {
+		t.Fatalf("table: %v (%v)", snap, err)
+	}
+	node := rt.Insights("d1")
+	if c := node.Counters(); c[insights.DroppedFields] != 2 || c[insights.DataConversionErrors] != 2 {
+		t.Fatalf("counters %v, want 2 dropped fields and 2 conversion errors", c)
+	}
+	var dropWarnings, convWarnings int
+	for _, e := range node.Logs() {
+		switch {
+		case e.Attrs["field"] == "b":
+			dropWarnings++
+			if e.Level != insights.LevelWarning || e.Attrs["value"] != `"y"` || !e.Time.Equal(rt.cfg.Now()) {
+				t.Fatalf("dropped-field warning %+v", e)
+			}
+		case strings.Contains(e.Message, `"id"`) && strings.Contains(e.Message, "1.5"):
+			convWarnings++
+		}
+	}
+	if dropWarnings != 1 || convWarnings != 1 {
+		t.Fatalf("%d dropped-field warnings (want 1), %d conversion warnings (want 1): %+v", dropWarnings, convWarnings, node.Logs())
+	}
+	parked, err := os.ReadFile(filepath.Join(lh, "Files", "_rejected", "t", "d1.jsonl"))
+	if err != nil || strings.Count(string(parked), "\n") != 2 || !strings.Contains(string(parked), `"offset":3`) ||
+		!strings.Contains(string(parked), "no field in common") || !strings.Contains(string(parked), `"metric":"DataConversionErrors"`) {
+		t.Fatalf("parked: %s (%v)", parked, err)
+	}
+}
+
+// TestLakehouseWriterEvolvesWhenBoundSo: the "evolve" extension keeps the
+// writer's schema evolution: new fields become columns, nothing is dropped.
+func TestLakehouseWriterEvolvesWhenBoundSo(t *testing.T) {
+	rt, w, lh := lakehouseFixture(t, eventstream.Spec{SchemaMode: eventstream.SchemaEvolve})
+	ctx := context.Background()
+	if err := w.write(ctx, 1, outRows(0, `{"id":1,"a":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.write(ctx, 2, outRows(1, `{"id":2,"b":"y"}`, `{"id":"three"}`)); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := delta.ReadTable(filepath.Join(lh, "Tables", "t"))
+	if err != nil || snap.Schema.String() != "struct<a:string,id:long,b:string>" || len(snap.Rows) != 2 {
+		t.Fatalf("table: %v (%v)", snap, err)
+	}
+	if c := rt.Insights("d1").Counters(); c[insights.DroppedFields] != 0 || c[insights.DataConversionErrors] != 1 {
+		t.Fatalf("counters %v", c)
+	}
+}
+
+func TestLakehouseWriterRefusesAnUnknownSchemaMode(t *testing.T) {
+	rt := New(Config{OneLakeDir: t.TempDir()})
+	d := store.Destination{ID: "d1", Type: "Lakehouse", WorkspaceID: "ws", ItemID: "lh", Target: "t",
+		Spec: eventstream.Spec{SchemaMode: "merge"}.Encode()}
+	if _, err := writers["Lakehouse"](rt, d); err == nil || !strings.Contains(err.Error(), `"merge"`) {
+		t.Fatalf("error %v", err)
 	}
 }
