@@ -113,6 +113,12 @@ func (s *countedSink) Write(ctx context.Context, b drain.Batch) error {
 	if err := s.processor.Write(ctx, b); err != nil {
 		return err
 	}
+	s.count(b)
+	return nil
+}
+
+// count counts a batch the processor took.
+func (s *countedSink) count(b drain.Batch) {
 	var n, size, bad int64
 	var newest time.Time
 	for _, r := range b.Records {
@@ -133,7 +139,6 @@ func (s *countedSink) Write(ctx context.Context, b drain.Batch) error {
 	if !newest.IsZero() {
 		s.node.Set(insights.WatermarkDelaySeconds, max(0, int64(s.now().Sub(newest)/time.Second)))
 	}
-	return nil
 }
 
 // isJSONObject reports whether v is a JSON object (what a Json input
