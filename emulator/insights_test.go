@@ -2,14 +2,18 @@ package emulator_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fabrictest/fabrictest/emulator"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // The data insights follow fabric-docs "Monitor the status and performance
@@ -264,4 +268,48 @@ func TestDataInsightsUnknownIDs(t *testing.T) {
 	for _, p := range []string{"/metrics", "/logs", "/streams/" + s.ds + "/metrics"} {
 		e.must(200, e.callAs(bobTok, "GET", base+s.id+p, nil))
 	}
+}
+
+// A definition's nodes: the CustomEndpoint source counts what the HTTP
+// produce sent it; the stream counts that and what Kafka clients produced
+// through the custom endpoint; the Lakehouse destination counts all.
+func TestDataInsightsOfDefinitionNodesAndKafkaEndpoint(t *testing.T) {
+	f := deployEndpoint(t)
+	e := f.e
+	c := f.connection("GET", "/sources/"+f.src+"/connection", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p := saslClient(t, c.FullyQualifiedNamespace, c.AccessKeys.PrimaryConnectionString, kgo.DefaultProduceTopic(c.EventHubName),
+		kgo.ProducerBatchCompression(kgo.NoCompression()))
+	for i := range 3 {
+		if err := p.ProduceSync(ctx, &kgo.Record{Value: fmt.Appendf(nil, `{"n":%d}`, i)}).FirstErr(); err != nil {
+			t.Fatalf("produce %d: %v", i, err)
+		}
+	}
+	e.must(200, e.call("POST", f.base+"/sources/"+f.src+"/events", `{"events":[{"value":{"n":10}},{"value":{"n":11}}]}`))
+	waitRows(t, f.table, 5)
+
+	get := func(kind, id string) nodeMetrics {
+		return decodeAs[nodeMetrics](t, e.must(200, e.call("GET", f.base+"/"+kind+"/"+id+"/metrics", nil)))
+	}
+	src := get("sources", f.src)
+	wantMetrics(t, src, map[string]int64{"InputEvents": 2, "InputEventBytes": valueBytes(`{"n":10}`, `{"n":11}`), "OutputEvents": 2})
+	if src.NodeType != "Source" || src.Type != "CustomEndpoint" || src.Name != "app" {
+		t.Errorf("source node %+v", src)
+	}
+	all := listOfNodes(t, e.must(200, e.call("GET", f.base+"/metrics", nil)))
+	var stream nodeMetrics
+	for _, n := range all {
+		if n.NodeType == "Stream" {
+			stream = n
+		}
+	}
+	if stream.Name != "ce-stream" || stream.Metrics["IncomingMessages"] != 5 || stream.Metrics["IncomingBytes"] < valueBytes(`{"n":10}`, `{"n":11}`)+3*7 {
+		t.Errorf("stream node %+v", stream)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for get("destinations", f.lake).Metrics["OutputEvents"] != 5 && time.Now().Before(deadline) {
+		sleep()
+	}
+	wantMetrics(t, get("destinations", f.lake), map[string]int64{"InputEvents": 5, "OutputEvents": 5, "BackloggedInputEvents": 0})
 }

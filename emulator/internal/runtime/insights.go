@@ -217,3 +217,14 @@ func (rt *Runtime) countSource(err error, run *sourceRunner, recs []*kgo.Record)
 		rt.CountProduced(run.spec.Topic, run.spec.ID, recs)
 	}
 }
+
+// CountProducedBatches counts n records of size bytes produced into topic
+// through the custom endpoint's Kafka gateway (the stream's incoming
+// messages; bytes are the record batches' as sent).
+func (rt *Runtime) CountProducedBatches(topic string, n, size int64) {
+	if esID, streamID, ok := strings.Cut(topic, "."); ok {
+		s := rt.StreamNode(esID, streamID)
+		s.Add(insights.IncomingMessages, n)
+		s.Add(insights.IncomingBytes, size)
+	}
+}
