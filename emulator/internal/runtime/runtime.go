@@ -62,7 +62,7 @@ type Runtime struct {
 	srcs sourceRegistry // runners of SampleData and Kafka-protocol sources
 
 	insights *insights.Registry // data insights of every node
-	saver    *insightsSaver      // writes them to the store
+	saver    *insightsSaver     // writes them to the store
 }
 
 // Insights returns node id's data insights (a destination's, a source's
