@@ -313,3 +313,18 @@ func TestDataInsightsOfDefinitionNodesAndKafkaEndpoint(t *testing.T) {
 	}
 	wantMetrics(t, get("destinations", f.lake), map[string]int64{"InputEvents": 5, "OutputEvents": 5, "BackloggedInputEvents": 0})
 }
+
+// A DerivedStream's incoming messages are the records the operators before
+// it wrote into its topic; the DefaultStream's are all those produced.
+func TestDataInsightsOfADerivedStream(t *testing.T) {
+	f := deployDerived(t)
+	f.produceTemps(10, 25, 30, 21)
+	get := func(id string) nodeMetrics {
+		return decodeAs[nodeMetrics](t, f.e.must(200, f.e.call("GET", f.base+"/streams/"+id+"/metrics", nil)))
+	}
+	hot := get(f.hot)
+	if hot.Type != "DerivedStream" || hot.Metrics["IncomingMessages"] != 3 {
+		t.Errorf("derived stream %+v", hot)
+	}
+	wantMetrics(t, get(f.ds), map[string]int64{"IncomingMessages": 4})
+}
