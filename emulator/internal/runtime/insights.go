@@ -3,13 +3,13 @@ package runtime
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/drain"
 	"github.com/fabrictest/fabrictest/emulator/internal/insights"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	gojson "github.com/goccy/go-json"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -145,7 +145,7 @@ func (s *countedSink) count(b drain.Batch) {
 // serialization can read as an event).
 func isJSONObject(v []byte) bool {
 	t := bytes.TrimLeft(v, " \t\r\n")
-	return len(t) > 0 && t[0] == '{' && json.Valid(t)
+	return len(t) > 0 && t[0] == '{' && gojson.Valid(t)
 }
 
 // countOutput wraps destination d's writer so that the rows it commits
