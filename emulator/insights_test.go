@@ -328,3 +328,30 @@ func TestDataInsightsOfADerivedStream(t *testing.T) {
 	}
 	wantMetrics(t, get(f.ds), map[string]int64{"IncomingMessages": 4})
 }
+
+// A SampleData source counts the events it generated and sent on; once
+// paused and settled, its counts equal the stream's incoming messages.
+func TestDataInsightsOfASampleDataSource(t *testing.T) {
+	e := startEnv(t, emulator.WithSampleDataRate(5, 50*time.Millisecond), emulator.WithPartitions(1))
+	ws := e.workspace("sample-insights")
+	base, _ := deploy(t, e, ws, "bikes", map[string]any{"type": "SampleData", "properties": map[string]any{"type": "Bicycles"}}, "", "")
+	src := sourceNode(t, e, base, "bikes-src")["id"].(string)
+	get := func(kind, id string) nodeMetrics {
+		return decodeAs[nodeMetrics](t, e.must(200, e.call("GET", base+"/"+kind+"/"+id+"/metrics", nil)))
+	}
+	waitFor(t, 10*time.Second, "sample events counted", func() bool { return get("sources", src).Metrics["OutputEvents"] >= 10 })
+	e.must(200, e.call("POST", base+"/sources/"+src+"/pause", nil))
+	var s, stream nodeMetrics
+	waitFor(t, 5*time.Second, "counts to settle", func() bool {
+		s = get("sources", src)
+		for _, n := range listOfNodes(t, e.must(200, e.call("GET", base+"/metrics", nil))) {
+			if n.NodeType == "Stream" {
+				stream = n
+			}
+		}
+		return s.Metrics["OutputEvents"] == stream.Metrics["IncomingMessages"]
+	})
+	if s.Type != "SampleData" || s.Metrics["InputEvents"] != s.Metrics["OutputEvents"] || s.Metrics["InputEventBytes"] != stream.Metrics["IncomingBytes"] || s.Metrics["OutputEvents"]%5 != 0 {
+		t.Errorf("source %+v, stream %+v", s, stream)
+	}
+}
