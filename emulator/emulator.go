@@ -237,7 +237,7 @@ func (s *Server) startEndpoint() error {
 		}
 		return gateway.Grant{KeyID: g.KeyID, Topic: g.Topic, GroupPrefix: g.GroupPrefix, Rights: rights}, err
 	}
-	opts := []gateway.Option{gateway.WithListenAddr(s.cfg.endpointAddr), gateway.WithLogger(s.cfg.logger)}
+	opts := []gateway.Option{gateway.WithListenAddr(s.cfg.endpointAddr), gateway.WithLogger(s.cfg.logger), gateway.WithProduceObserver(s.rt.CountProducedBatches)}
 	if s.cfg.endpointAdv != "" {
 		opts = append(opts, gateway.WithAdvertisedAddr(s.cfg.endpointAdv))
 	}

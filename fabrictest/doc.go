@@ -102,14 +102,20 @@
 // azure-kusto-go; Workspace.Reflex, Reflex.Trigger and BindReflex, with
 // Env.HandleJobs running the jobs and Item.JobInstances reading them;
 // Eventstream.SetOperators for Filter, ManageFields and GroupBy.
+// Destination.Metrics, Eventstream.Metrics and Eventstream.StreamMetrics
+// read each node's data insights under Fabric's metric names;
+// Destination.RuntimeLogs and Eventstream.RuntimeLogs its runtime logs,
+// newest first (LogLevel, LogKeyword).
 //
 // # Matchers
 //
 // HaveRecordCount, HaveRecordsWithValues and HaveErrorCode; for Delta tables
 // HaveDeltaRows, HaveCommits, HaveVersion, HaveColumns and HaveRowsMatching
 // (which also takes Kusto rows); for jobs HaveJobInstances and
-// HaveJobStatus. All are gcustom matchers on typed inputs; they work inside
-// Eventually and print what they found when they fail.
+// HaveJobStatus; for data insights HaveMetric and HaveMetricAtLeast (which
+// print every counter of the node). All are gcustom matchers on typed
+// inputs; they work inside Eventually and print what they found when they
+// fail.
 //
 // # Layout (for contributors)
 //
@@ -122,7 +128,9 @@
 // (Lakehouse/Delta, Eventhouse, Reflex) adds its helpers in a file of its own
 // (lakehouse.go: Workspace.Lakehouse, Eventstream.Bind…, table readers that
 // return typed values) and its matchers in matchers_<destination>.go;
-// matchers_rows.go matches rows and matchers_values.go compares their values
+// insights.go reads data insights and runtime logs, matchers_insights.go
+// matches them; matchers_rows.go matches rows and matchers_values.go
+// compares their values
 // by meaning. All are built on Env.do, the Try/Fatal pairing and
 // newTemplate; Env.Server and WithDataDir give access to files the emulator
 // writes.

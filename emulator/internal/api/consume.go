@@ -105,6 +105,7 @@ func (a *API) consume(c *call) error {
 	} else if err != nil {
 		return kafkaError(err)
 	}
+	a.rt.CountConsumed(s.Topic, batch.Records) // data insights
 	out := make([]recordJSON, len(batch.Records))
 	for i, r := range batch.Records {
 		out[i] = renderRecord(r)

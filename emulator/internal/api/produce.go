@@ -79,6 +79,7 @@ func (a *API) produce(c *call) error {
 	} else if err != nil {
 		return kafkaError(err)
 	}
+	a.rt.CountProduced(s.Topic, sourceOf(s, c.r.PathValue("ds")), records) // data insights
 	if err := a.rt.Await(c.r.Context(), it.ID, pos); err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ func (a *API) routes() {
 	a.operationRoutes()
 	a.connectionRoutes()
 	a.dataPlaneRoutes()
+	a.insightsRoutes()
 }
 
 // controlRoutes registers the emulator's control plane.

@@ -54,6 +54,7 @@ type Gateway struct {
 	advertised  string
 	log         *slog.Logger
 	authTimeout time.Duration
+	onProduce   ProduceObserver // data insights; nil counts nothing
 
 	ctx    context.Context
 	cancel context.CancelFunc

@@ -119,6 +119,7 @@ func (s *session) produce(req *kmsg.ProduceRequest) action {
 		denied = append(denied, d)
 	}
 	s.refused("Produce", len(denied))
+	s.observeProduce(keep) // data insights
 	acks0 := req.Acks == 0
 	switch {
 	case len(denied) == 0:

@@ -71,6 +71,7 @@ type Node struct {
 	mu       sync.Mutex
 	counters map[Metric]int64
 	logs     []Entry // oldest first, at most maxLogs
+	dirty    bool    // changed since the last Registry.Changed
 }
 
 // maxLogs bounds a node's kept runtime logs.
@@ -87,6 +88,7 @@ func (n *Node) Add(m Metric, v int64) {
 		n.counters = map[Metric]int64{}
 	}
 	n.counters[m] += v
+	n.dirty = true
 }
 
 // Set sets gauge m to v.
@@ -99,7 +101,10 @@ func (n *Node) Set(m Metric, v int64) {
 	if n.counters == nil {
 		n.counters = map[Metric]int64{}
 	}
-	n.counters[m] = v
+	if n.counters[m] != v {
+		n.counters[m] = v
+		n.dirty = true
+	}
 }
 
 // Log records a runtime log entry; attrs are key, value pairs.
@@ -119,6 +124,7 @@ func (n *Node) Log(at time.Time, level Level, msg string, attrs ...any) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.logs = append(n.logs, e)
+	n.dirty = true
 	if len(n.logs) > maxLogs {
 		n.logs = append(n.logs[:0:0], n.logs[len(n.logs)-maxLogs:]...)
 	}

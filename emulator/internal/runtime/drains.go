@@ -84,6 +84,7 @@ func (rt *Runtime) launchDrain(ctx context.Context, props eventstream.Model, d s
 	if err != nil {
 		return nil, err
 	}
+	w = rt.countOutput(d, w) // data insights
 	spec, err := eventstream.SpecOf(d)
 	if err != nil {
 		return nil, err
@@ -114,7 +115,7 @@ func (rt *Runtime) launchDrain(ctx context.Context, props eventstream.Model, d s
 	}
 	dr, err := drain.Start(ctx, drain.Config{
 		Topic: topic, Group: eventstream.DrainGroup(d.ID), Pool: pool,
-		Sink: sink, Logger: rt.cfg.Logger.With("destination", d.ID),
+		Sink: rt.countInput(d, topic, sink), Logger: rt.cfg.Logger.With("destination", d.ID),
 	})
 	if resume := (*drain.ResumeError)(nil); errors.As(err, &resume) {
 		return nil, err // the destination's own state, not Kafka

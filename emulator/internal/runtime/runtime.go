@@ -62,6 +62,7 @@ type Runtime struct {
 	srcs sourceRegistry // runners of SampleData and Kafka-protocol sources
 
 	insights *insights.Registry // data insights of every node
+	saver    *insightsSaver     // writes them to the store
 }
 
 // Insights returns node id's data insights (a destination's, a source's
@@ -85,5 +86,7 @@ func New(cfg Config) *Runtime {
 	if cfg.SampleBatch <= 0 {
 		cfg.SampleBatch = DefaultSampleBatch
 	}
-	return &Runtime{cfg: cfg, drains: map[string]*drainEntry{}, rejected: map[string]*rejections{}, reset: map[string]bool{}, insights: insights.NewRegistry()}
+	rt := &Runtime{cfg: cfg, drains: map[string]*drainEntry{}, rejected: map[string]*rejections{}, reset: map[string]bool{}, insights: insights.NewRegistry()}
+	rt.saver = rt.startInsights()
+	return rt
 }

@@ -77,6 +77,7 @@ func (w *streamWriter) write(ctx context.Context, seq int64, out []outRow) error
 		w.known = false // some may have landed: read the partition again
 		return fmt.Errorf("produce into derived stream %s: %w", w.s.Name, err)
 	}
+	w.rt.CountProduced(w.s.Topic, "", recs) // data insights
 	w.last = mark{seq: seq, index: len(out) - 1}
 	return nil
 }

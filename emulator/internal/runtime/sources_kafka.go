@@ -188,6 +188,7 @@ func (rt *Runtime) copyRecords(ctx context.Context, run *sourceRunner, recs []*k
 		pctx, cancel := context.WithTimeout(ctx, rt.cfg.ProduceTimeout)
 		_, err := rt.cfg.Broker.Produce(pctx, run.spec.Topic, out)
 		cancel()
+		rt.countSource(err, run, out) // data insights
 		if err == nil || ctx.Err() != nil {
 			return ctx.Err()
 		}

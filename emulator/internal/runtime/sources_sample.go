@@ -67,5 +67,6 @@ func (rt *Runtime) produceSample(ctx context.Context, run *sourceRunner, g *samp
 	pctx, cancel := context.WithTimeout(ctx, rt.cfg.ProduceTimeout)
 	defer cancel()
 	_, err := rt.cfg.Broker.Produce(pctx, run.spec.Topic, recs)
+	rt.countSource(err, run, recs) // data insights
 	return err
 }

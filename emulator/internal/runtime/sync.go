@@ -165,7 +165,8 @@ func (rt *Runtime) StopItem(ctx context.Context, itemID string) error {
 // ctx ends (a write or a client that hangs), leaving what is left to the
 // process's exit. Nothing runs again afterwards.
 func (rt *Runtime) Close(ctx context.Context) error {
-	rt.closeSources() // they write into the topics the drains read
+	defer rt.saver.close() // after the drains: their last counts are saved
+	rt.closeSources()      // they write into the topics the drains read
 	rt.drainsMu.Lock()
 	ds, pool := rt.drains, rt.pool
 	rt.drains, rt.pool, rt.closed = map[string]*drainEntry{}, nil, true

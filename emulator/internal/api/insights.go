@@ -1,0 +1,241 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/insights"
+	"github.com/fabrictest/fabrictest/emulator/internal/store"
+)
+
+// Data insights of Eventstream nodes (fabric-docs, "Monitor the status and
+// performance of an eventstream"): each node's metrics under Fabric's
+// names, and its runtime logs.
+
+// Node kinds of a data-insights answer (the topology list a node is in).
+const (
+	nodeSource      = "Source"
+	nodeStream      = "Stream"
+	nodeDestination = "Destination"
+)
+
+// Fabric's metrics of each node kind, always present in an answer (0 until
+// counted); emulator-only counters (DroppedFields, …) join them once set.
+var nodeMetrics = map[string][]insights.Metric{
+	nodeSource: {insights.InputEvents, insights.InputEventBytes, insights.OutputEvents},
+	nodeStream: {insights.IncomingMessages, insights.IncomingBytes, insights.OutgoingMessages, insights.OutgoingBytes},
+	nodeDestination: {insights.InputEvents, insights.InputEventBytes, insights.OutputEvents, insights.OutputEventBytes,
+		insights.BackloggedInputEvents, insights.RuntimeErrors, insights.DataConversionErrors,
+		insights.DeserializationErrors, insights.WatermarkDelaySeconds},
+}
+
+// nodeInsights is one node's data insights as the routes answer them.
+type nodeInsights struct {
+	ID       string           `json:"id"`
+	Name     string           `json:"name"`
+	Type     string           `json:"type"`
+	NodeType string           `json:"nodeType"`
+	Metrics  map[string]int64 `json:"metrics"`
+	node     *insights.Node
+}
+
+// insightNodes lists es's sources, streams and destinations as its
+// topology renders them, with their metrics.
+func (a *API) insightNodes(ctx context.Context, es store.Item) ([]nodeInsights, error) {
+	t, err := a.renderTopology(ctx, es, false)
+	if err != nil {
+		return nil, err
+	}
+	m, err := eventstream.Decode(es)
+	if err != nil {
+		return nil, err
+	}
+	var out []nodeInsights
+	for _, kind := range []struct{ list, nodeType string }{{"sources", nodeSource}, {"streams", nodeStream}, {"destinations", nodeDestination}} {
+		for _, raw := range t[kind.list].([]any) {
+			n, _ := raw.(map[string]any)
+			ni := nodeInsights{NodeType: kind.nodeType}
+			ni.ID, _ = n["id"].(string)
+			ni.Name, _ = n["name"].(string)
+			ni.Type, _ = n["type"].(string)
+			if ni.ID == "" {
+				continue
+			}
+			ni.node = a.insightsNode(es.ID, ni)
+			ni.Metrics = a.metricsOf(ctx, m, ni)
+			out = append(out, ni)
+		}
+	}
+	return out, nil
+}
+
+// insightsNode is the runtime's insights of node n of Eventstream esID.
+func (a *API) insightsNode(esID string, n nodeInsights) *insights.Node {
+	switch n.NodeType {
+	case nodeSource:
+		return a.rt.SourceNode(esID, n.ID)
+	case nodeStream:
+		return a.rt.StreamNode(esID, n.ID)
+	}
+	return a.rt.Insights(n.ID)
+}
+
+// metricsOf reads n's counters; a destination's backlog is computed now.
+func (a *API) metricsOf(ctx context.Context, m eventstream.Model, n nodeInsights) map[string]int64 {
+	out := map[string]int64{}
+	for _, k := range nodeMetrics[n.NodeType] {
+		out[string(k)] = 0
+	}
+	for k, v := range n.node.Counters() {
+		out[string(k)] = v
+	}
+	if n.NodeType == nodeDestination {
+		if b, ok := a.rt.Backlog(ctx, n.ID, m.Default().Topic); ok {
+			out[string(insights.BackloggedInputEvents)] = b
+		}
+	}
+	return out
+}
+
+// findInsightNode finds node id of nodeType among es's nodes, answering
+// Fabric's not-found envelope when it has none.
+func (a *API) findInsightNode(ctx context.Context, es store.Item, nodeType, id string) (nodeInsights, error) {
+	nodes, err := a.insightNodes(ctx, es)
+	if err != nil {
+		return nodeInsights{}, err
+	}
+	for _, n := range nodes {
+		if n.NodeType == nodeType && strings.EqualFold(n.ID, id) {
+			return n, nil
+		}
+	}
+	code := fabricerr.EntityNotFound
+	if nodeType == nodeDestination {
+		code = "DestinationNotFound"
+	}
+	return nodeInsights{}, fabricerr.NotFound(code, nodeType, id)
+}
+
+// eventstreamMetrics serves GET …/eventstreams/{id}/metrics: every source,
+// stream and destination with its metrics.
+func (a *API) eventstreamMetrics(c *call) error {
+	es, err := a.item(c, TypeEventstream, store.RoleViewer)
+	if err != nil {
+		return err
+	}
+	nodes, err := a.insightNodes(c.r.Context(), es)
+	if err != nil {
+		return err
+	}
+	if nodes == nil {
+		nodes = []nodeInsights{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"eventstreamId": es.ID, "nodes": nodes})
+}
+
+// nodeMetricsRoute serves GET …/{sources|streams|destinations}/{node}/metrics.
+func (a *API) nodeMetricsRoute(nodeType, param string) endpoint {
+	return func(c *call) error {
+		es, err := a.item(c, TypeEventstream, store.RoleViewer)
+		if err != nil {
+			return err
+		}
+		n, err := a.findInsightNode(c.r.Context(), es, nodeType, c.r.PathValue(param))
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, n)
+	}
+}
+
+// logFilter reads ?level= (repeated or comma-separated) and ?keyword=.
+func logFilter(c *call) ([]insights.Level, string, error) {
+	var levels []insights.Level
+	for _, v := range c.r.URL.Query()["level"] {
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s == "" {
+				continue
+			}
+			l, err := insights.ParseLevel(s)
+			if err != nil {
+				return nil, "", fabricerr.BadParameter("level", "%v", err)
+			}
+			levels = append(levels, l)
+		}
+	}
+	return levels, c.r.URL.Query().Get("keyword"), nil
+}
+
+// logEntry is a runtime log line with the node it came from.
+type logEntry struct {
+	insights.Entry
+	NodeID   string `json:"nodeId"`
+	NodeName string `json:"nodeName"`
+	NodeType string `json:"nodeType"`
+}
+
+// logsOf returns the nodes' runtime logs that pass the filter, newest
+// first.
+func logsOf(nodes []nodeInsights, levels []insights.Level, keyword string) []logEntry {
+	out := []logEntry{}
+	for _, n := range nodes {
+		for _, e := range insights.Filter(n.node.Logs(), levels, keyword) {
+			out = append(out, logEntry{Entry: e, NodeID: n.ID, NodeName: n.Name, NodeType: n.NodeType})
+		}
+	}
+	slices.SortStableFunc(out, func(x, y logEntry) int { return y.Time.Compare(x.Time) })
+	return out
+}
+
+// runtimeLogs serves GET …/eventstreams/{id}/logs and, with nodeType,
+// GET …/{sources|streams|destinations}/{node}/logs: runtime logs newest
+// first, filtered by ?level= and ?keyword=.
+func (a *API) runtimeLogs(nodeType, param string) endpoint {
+	return func(c *call) error {
+		es, err := a.item(c, TypeEventstream, store.RoleViewer)
+		if err != nil {
+			return err
+		}
+		levels, keyword, err := logFilter(c)
+		if err != nil {
+			return err
+		}
+		nodes, err := a.insightNodes(c.r.Context(), es)
+		if nodeType != "" && err == nil {
+			var n nodeInsights
+			n, err = a.findInsightNode(c.r.Context(), es, nodeType, c.r.PathValue(param))
+			nodes = []nodeInsights{n}
+		}
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, map[string]any{"value": logsOf(nodes, levels, keyword)})
+	}
+}
+
+// insightsRoutes registers the data-insights routes.
+func (a *API) insightsRoutes() {
+	base := "/v1/workspaces/{ws}/eventstreams/{id}"
+	a.handle("GET "+base+"/metrics", true, a.eventstreamMetrics)
+	a.handle("GET "+base+"/logs", true, a.runtimeLogs("", ""))
+	for _, k := range []struct{ list, nodeType, param string }{
+		{"sources", nodeSource, "ds"}, {"streams", nodeStream, "stream"}, {"destinations", nodeDestination, "dest"},
+	} {
+		a.handle("GET "+base+"/"+k.list+"/{"+k.param+"}/metrics", true, a.nodeMetricsRoute(k.nodeType, k.param))
+		a.handle("GET "+base+"/"+k.list+"/{"+k.param+"}/logs", true, a.runtimeLogs(k.nodeType, k.param))
+	}
+	a.handle("GET /_emulator/metrics", false, a.prometheusMetrics)
+}
+
+// sourceOf is the source node a produce addressed as ds: a definition's
+// CustomEndpoint source, or none ("") when ds is the stream itself.
+func sourceOf(s eventstream.Stream, ds string) string {
+	if strings.EqualFold(s.ID, ds) {
+		return ""
+	}
+	return ds
+}
