@@ -2,11 +2,13 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/fabrictest/fabrictest/emulator/eventhouse"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
+	"github.com/fabrictest/fabrictest/emulator/internal/insights"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/rows"
 )
@@ -14,10 +16,19 @@ import (
 // eventhouseWriter ingests each batch with .create-merge and .ingest inline
 // through azure-kusto-go, tagged "<destination>/<seq>" with ingestIfNotExists
 // so a batch written again after a failure or a crash lands once.
+//
+// A batch whose .ingest inline the engine refuses for good (a permanent
+// error or a 4xx other than 408/429: the data, as the table was created
+// and read just before) is handed to the rejecter, every row with the
+// engine's error, so the destination's error policy applies; any other
+// failure (no engine, engine unreachable or busy, a table command
+// refused) is a sink failure, retried (or, under fail, stopping the
+// destination).
 type eventhouseWriter struct {
 	rt   *Runtime
 	dest store.Destination
 	db   string
+	rej  *rejecter
 }
 
 func (w *eventhouseWriter) write(ctx context.Context, seq int64, out []outRow) error {
@@ -32,10 +43,25 @@ func (w *eventhouseWriter) write(ctx context.Context, seq int64, out []outRow) e
 	for i, r := range out {
 		batch[i] = r.Row
 	}
-	if err := client.Ingest(ctx, w.db, w.dest.Target, batch, fmt.Sprintf("%s/%d", w.dest.ID, seq)); err != nil {
+	err = client.Ingest(ctx, w.db, w.dest.Target, batch, fmt.Sprintf("%s/%d", w.dest.ID, seq))
+	if dataRefused(err) {
+		rs := make([]rejectedRow, len(out))
+		for i, o := range out {
+			rs[i] = rejectedRow{Seq: seq, Out: o, Reason: err, Metric: insights.DataConversionErrors}
+		}
+		return w.rej.reject(ctx, rs)
+	}
+	if err != nil {
 		return fmt.Errorf("ingest into %s.%s at %s: %w", w.db, w.dest.Target, w.rt.cfg.KQLURL, err)
 	}
 	return nil
+}
+
+// dataRefused reports whether err is the engine refusing a batch's data
+// for good: its .ingest inline answered with an error not worth retrying.
+func dataRefused(err error) bool {
+	var ee *eventhouse.EngineError
+	return errors.As(err, &ee) && ee.Step == "ingest inline" && !ee.Retryable()
 }
 
 // kusto returns the shared client of the --kql-url engine.
@@ -55,7 +81,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return &eventhouseWriter{rt: rt, dest: d, db: spec.Database}, nil
+		return &eventhouseWriter{rt: rt, dest: d, db: spec.Database, rej: rt.rejecterOf(d, rt.rejectedFile(d))}, nil
 	}
 }
 
