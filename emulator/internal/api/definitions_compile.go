@@ -58,6 +58,7 @@ func (r resolver) Source(ctx context.Context, ws string, n *node) (bool, error) 
 // Destination checks a binding as the native destinations route does.
 func (r resolver) Destination(_ context.Context, b definition.Binding, field func(string) string) (definition.Target, error) {
 	req := bindRequest{Type: b.Type, ItemID: b.ItemID, Table: b.Table, Database: b.Database, WorkspaceID: b.WorkspaceID}
+	req.policySettings = policySettings(b.Policy)
 	d, err := r.a.checkBinding(r.c, r.es, req, field)
 	if err != nil {
 		return definition.Target{}, err
@@ -66,7 +67,8 @@ func (r resolver) Destination(_ context.Context, b definition.Binding, field fun
 	if err != nil {
 		return definition.Target{}, err
 	}
-	return definition.Target{Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: spec.Database}, nil
+	return definition.Target{Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: spec.Database,
+		Policy: policyOf(spec)}, nil
 }
 
 // planDefinition checks def for Eventstream es (not yet stored on create:
@@ -92,6 +94,7 @@ func destinationOf(esID string, p *definition.Plan, d definition.Destination) st
 	if p.OwnOperators {
 		s.OwnOperators, s.Operators = true, d.Operators
 	}
+	s.ErrorPolicy, s.DeadLetterTopic, s.SchemaMode = d.Target.Policy.ErrorPolicy, d.Target.Policy.DeadLetterTopic, d.Target.Policy.SchemaMode
 	spec := s.Encode()
 	return store.Destination{EventstreamID: esID, Type: d.Target.Type, WorkspaceID: d.Target.WorkspaceID, ItemID: d.Target.ItemID, Target: d.Target.Table, Spec: spec}
 }

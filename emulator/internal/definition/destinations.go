@@ -89,6 +89,12 @@ func (c compiler) binding(n *Node) (b Binding, bind bool, err error) {
 	if ws := n.Str("workspaceId"); ws != "" && ws != uuid.Nil.String() {
 		b.WorkspaceID = ws
 	}
+	if _, ok := n.Props[ExtensionKey]; ok && b.Type == "Reflex" {
+		return b, false, BadNode(n, "properties."+ExtensionKey, "the emulator's delivery settings apply to Lakehouse and Eventhouse destinations only")
+	}
+	if b.Policy, err = extension(n); err != nil {
+		return b, false, err
+	}
 	return b, true, nil
 }
 
@@ -97,5 +103,8 @@ func (c compiler) binding(n *Node) (b Binding, bind bool, err error) {
 func destinationField(n *Node, typ string) func(string) string {
 	names := map[string]string{"type": "type", "itemId": "properties.itemId", "workspaceId": "properties.workspaceId", "database": "properties.databaseName",
 		"table": map[string]string{"Lakehouse": "properties.deltaTable", "Eventhouse": "properties.tableName", "Reflex": "properties"}[typ]}
+	for _, f := range extensionFields {
+		names[f] = "properties." + ExtensionKey + "." + f
+	}
 	return func(f string) string { return "eventstream.json " + n.Path + "." + names[f] }
 }

@@ -24,6 +24,8 @@ type Binding struct {
 	WorkspaceID string // "" for the Eventstream's
 	Table       string
 	Database    string
+	// Policy is the node's emulator extension (ExtensionKey), unchecked.
+	Policy Policy
 }
 
 // Target is a checked binding: where a destination delivers.
@@ -33,4 +35,6 @@ type Target struct {
 	ItemID      string
 	Table       string
 	Database    string // an Eventhouse's database, resolved
+	// Policy is the destination's emulator settings, checked (defaults "").
+	Policy Policy
 }

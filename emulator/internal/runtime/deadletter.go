@@ -15,10 +15,10 @@ import (
 // The headers a dead-lettered record carries after its own (an emulator
 // choice; Fabric has no dead-letter topic). Numbers are decimal text.
 const (
-	HeaderErrorReason   = "fabric-emulator-error-reason"   // why the row was not written
-	HeaderErrorMetric   = "fabric-emulator-error-metric"   // the data-insights metric it counts in
-	HeaderErrorTime     = "fabric-emulator-error-time"     // when, RFC 3339 on the emulator's clock
-	HeaderSourceTopic   = "fabric-emulator-source-topic"   // the record's topic (raw records only)
+	HeaderErrorReason   = "fabric-emulator-error-reason" // why the row was not written
+	HeaderErrorMetric   = "fabric-emulator-error-metric" // the data-insights metric it counts in
+	HeaderErrorTime     = "fabric-emulator-error-time"   // when, RFC 3339 on the emulator's clock
+	HeaderSourceTopic   = "fabric-emulator-source-topic" // the record's topic (raw records only)
 	HeaderSourcePart    = "fabric-emulator-source-partition"
 	HeaderSourceOffset  = "fabric-emulator-source-offset"
 	HeaderDestinationID = "fabric-emulator-destination-id"
