@@ -335,5 +335,3 @@ open(log, "w").write("".join(lines))`
 		t.Fatalf("destination after the fix: %v", d)
 	}
 }
-
-
