@@ -58,7 +58,7 @@ func (r resolver) Source(ctx context.Context, ws string, n *node) (bool, error) 
 // Destination checks a binding as the native destinations route does.
 func (r resolver) Destination(_ context.Context, b definition.Binding, field func(string) string) (definition.Target, error) {
 	req := bindRequest{Type: b.Type, ItemID: b.ItemID, Table: b.Table, Database: b.Database, WorkspaceID: b.WorkspaceID}
-	req.policySettings = policySettings(b.Policy)
+	req.ErrorPolicy, req.DeadLetterTopic, req.SchemaMode = b.Policy.ErrorPolicy, b.Policy.DeadLetterTopic, b.Policy.SchemaMode
 	d, err := r.a.checkBinding(r.c, r.es, req, field)
 	if err != nil {
 		return definition.Target{}, err

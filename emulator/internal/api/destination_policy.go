@@ -13,16 +13,16 @@ import (
 
 // policySettings are a binding's emulator-only delivery settings (the
 // native body's errorPolicy, deadLetterTopic and schemaMode; a
-// definition's x-fabrictest extension).
+// definition's x-fabrictest extension), as given.
 type policySettings struct {
 	// ErrorPolicy is drop (the default, Fabric's), retry, dlq or fail.
-	ErrorPolicy string `json:"errorPolicy"`
+	ErrorPolicy string
 	// DeadLetterTopic is dlq's Kafka topic ("" for the default,
 	// eventstream.DeadLetterTopic).
-	DeadLetterTopic string `json:"deadLetterTopic"`
+	DeadLetterTopic string
 	// SchemaMode is a Lakehouse destination's enforce (the default,
 	// Fabric's) or evolve.
-	SchemaMode string `json:"schemaMode"`
+	SchemaMode string
 }
 
 var errorPolicies = []string{eventstream.PolicyDrop, eventstream.PolicyRetry, eventstream.PolicyDLQ, eventstream.PolicyFail}

@@ -74,7 +74,10 @@ type bindRequest struct {
 	Table       string `json:"table"`
 	Database    string `json:"database"`
 	WorkspaceID string `json:"workspaceId"`
-	policySettings
+	// The emulator's delivery settings (destination_policy.go).
+	ErrorPolicy     string `json:"errorPolicy"`
+	DeadLetterTopic string `json:"deadLetterTopic"`
+	SchemaMode      string `json:"schemaMode"`
 }
 
 // bind serves POST …/eventstreams/{id}/destinations with
@@ -165,7 +168,7 @@ func (a *API) checkBinding(c *call, es store.Item, req bindRequest, field func(s
 			return store.Destination{}, err
 		}
 	}
-	if spec, err = withPolicy(spec, es, typ, req.policySettings, field); err != nil {
+	if spec, err = withPolicy(spec, es, typ, policySettings{req.ErrorPolicy, req.DeadLetterTopic, req.SchemaMode}, field); err != nil {
 		return store.Destination{}, err
 	}
 	return store.Destination{EventstreamID: es.ID, Type: typ, WorkspaceID: wsID, ItemID: target.ID, Target: req.Table, Spec: spec}, nil
