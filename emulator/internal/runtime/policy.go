@@ -37,6 +37,9 @@ func where(o outRow) string {
 	return fmt.Sprintf("the record at partition %d, offset %d", o.Partition, o.Offset)
 }
 
+// maxHeld bounds the rows a retrying rejecter remembers.
+const maxHeld = 1024
+
 // hold applies the retry or fail policy to rs: nothing is disposed of,
 // and the returned *heldError fails the batch. Each row counts in its
 // data-insights metric and is logged: under fail every time (each attempt
@@ -47,11 +50,16 @@ func (r *rejecter) hold(rs []rejectedRow) error {
 		level = insights.LevelWarning
 	}
 	for _, x := range rs {
-		key := fmt.Sprintf("%d/%d/%d/%v", x.Seq, x.Out.Partition, x.Out.Offset, x.Reason)
-		if r.policy == eventstream.PolicyRetry && r.held[key] {
-			continue
+		if r.policy == eventstream.PolicyRetry {
+			key := fmt.Sprintf("%d/%d/%d/%v", x.Seq, x.Out.Partition, x.Out.Offset, x.Reason)
+			if r.held[key] {
+				continue
+			}
+			if len(r.held) >= maxHeld { // rows that failed long ago: forget them
+				clear(r.held)
+			}
+			r.held[key] = true
 		}
-		r.held[key] = true
 		r.node.Add(x.Metric, 1)
 		r.node.Log(r.now(), level, (&heldError{policy: r.policy, row: x, rows: 1}).Error(), x.attrs()...)
 	}
