@@ -270,7 +270,9 @@ func TestErrorPolicyFailStopsUntilResumed(t *testing.T) {
 		map[string]any{"type": "Lakehouse", "itemId": p.l.id, "table": "strict", "errorPolicy": "drop"}))
 	waitFor(t, 20*time.Second, "the offset past the record and both rows", func() bool {
 		snap, err := readTableMaybe(p.l.dir)
-		return p.committed(t) == offs[0]+1 && err == nil && len(snap.Rows) == 2
+		// {"q":3} went to any partition: partition 0's offset is past the
+		// failed record, by one or two.
+		return p.committed(t) > offs[0] && err == nil && len(snap.Rows) == 2
 	})
 	if got := strings.Join(p.rows(t), ","); got != "1,3" {
 		t.Fatalf("rows %s, want 1,3", got)
