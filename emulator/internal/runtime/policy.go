@@ -55,8 +55,8 @@ func (r *rejecter) hold(rs []rejectedRow) error {
 			if r.held[key] {
 				continue
 			}
-			if len(r.held) >= maxHeld { // rows that failed long ago: forget them
-				clear(r.held)
+			if r.held == nil || len(r.held) >= maxHeld { // rows that failed long ago: forget them
+				r.held = map[string]bool{}
 			}
 			r.held[key] = true
 		}

@@ -22,13 +22,14 @@ import (
 // bytes when the row is the record itself (no operators); rows made by
 // operators carry Value as their compact JSON.
 type outRow struct {
-	Row   rows.Row `json:"row"`
-	Key   []byte   `json:"key,omitempty"`
-	Value []byte   `json:"value,omitempty"`
+	Row       rows.Row `json:"row"`
+	Key       []byte   `json:"key,omitempty"`
+	Value     []byte   `json:"value,omitempty"`
+	Partition int32    `json:"partition"`
+	Offset    int64    `json:"offset"` // -1 for rows made by a window
+
 	// Headers are the record's own (kept for a dead-letter topic).
-	Headers   []kgo.RecordHeader `json:"headers,omitempty"`
-	Partition int32              `json:"partition"`
-	Offset    int64              `json:"offset"` // -1 for rows made by a window
+	Headers []kgo.RecordHeader `json:"headers,omitempty"`
 }
 
 // rowWriter writes a destination's rows. A write is identified by (dest,
