@@ -79,6 +79,18 @@ func init() {
 	}
 }
 
+// A Lakehouse or Eventhouse binding's GET also shows the emulator's own
+// delivery settings (README: Error policy), which Fabric's
+// DestinationResponse does not have.
+func init() {
+	for _, typ := range []string{"Lakehouse", "Eventhouse"} {
+		for _, k := range []string{"errorPolicy", "deadLetterTopic", "schemaMode"} {
+			extensions["eventstream.definitions.destination.json."+typ+"DestinationResponse."+k] =
+				"README: Error policy: GET …/destinations/{destinationId} of a binding shows its errorPolicy, deadLetterTopic and schemaMode (emulator extensions)"
+		}
+	}
+}
+
 // deviations are spec rules the emulator knowingly does not follow, because
 // the spec's schema and its own examples (and the reference) disagree.
 var deviations = []struct {

@@ -59,6 +59,7 @@ func (r resolver) Source(ctx context.Context, ws string, n *node) (bool, error) 
 func (r resolver) Destination(_ context.Context, b definition.Binding, field func(string) string) (definition.Target, error) {
 	req := bindRequest{Type: b.Type, ItemID: b.ItemID, Table: b.Table, Database: b.Database, WorkspaceID: b.WorkspaceID}
 	req.IngestionMode = b.IngestionMode
+	req.ErrorPolicy, req.DeadLetterTopic, req.SchemaMode = b.Policy.ErrorPolicy, b.Policy.DeadLetterTopic, b.Policy.SchemaMode
 	d, err := r.a.checkBinding(r.c, r.es, req, field)
 	if err != nil {
 		return definition.Target{}, err
@@ -67,7 +68,8 @@ func (r resolver) Destination(_ context.Context, b definition.Binding, field fun
 	if err != nil {
 		return definition.Target{}, err
 	}
-	target := definition.Target{Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: spec.Database}
+	target := definition.Target{Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: spec.Database,
+		Policy: policyOf(spec)}
 	target.IngestionMode = spec.IngestionMode
 	return target, nil
 }
@@ -104,6 +106,7 @@ func destinationOf(esID string, p *definition.Plan, d definition.Destination) st
 			s.Operators = p.Operators
 		}
 	}
+	s.ErrorPolicy, s.DeadLetterTopic, s.SchemaMode = d.Target.Policy.ErrorPolicy, d.Target.Policy.DeadLetterTopic, d.Target.Policy.SchemaMode
 	spec := s.Encode()
 	return store.Destination{EventstreamID: esID, Type: d.Target.Type, WorkspaceID: d.Target.WorkspaceID, ItemID: d.Target.ItemID, Target: d.Target.Table, Spec: spec}
 }

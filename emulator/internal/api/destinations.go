@@ -39,6 +39,10 @@ type destinationJSON struct {
 
 	// IngestionMode is an Eventhouse destination's dataIngestionMode.
 	IngestionMode string `json:"ingestionMode,omitempty"`
+	// The emulator's delivery settings (destination_policy.go).
+	ErrorPolicy     string `json:"errorPolicy,omitempty"`
+	DeadLetterTopic string `json:"deadLetterTopic,omitempty"`
+	SchemaMode      string `json:"schemaMode,omitempty"`
 }
 
 func (a *API) renderDestination(d store.Destination) destinationJSON {
@@ -47,6 +51,7 @@ func (a *API) renderDestination(d store.Destination) destinationJSON {
 	if d.Type == "Eventhouse" {
 		j.IngestionMode = cmp.Or(spec.IngestionMode, definition.ProcessedIngestion)
 	}
+	renderPolicy(&j, d, spec)
 	if st, ok := a.rt.DrainStatus(d.ID); ok {
 		j.Delivery = map[string]any{"delivered": st.Written, "failedAttempts": st.Failures}
 		if st.Panics > 0 || st.Skipped > 0 {
@@ -55,6 +60,9 @@ func (a *API) renderDestination(d store.Destination) destinationJSON {
 		if st.Err != nil {
 			j.Status = "Failed"
 			j.Delivery["lastError"] = a.scrub(st.Err.Error())
+		}
+		if st.Stopped {
+			j.Delivery["stopped"] = true // by the fail policy: resume starts it again
 		}
 		if n, last := a.rt.Rejections(d.ID); n > 0 {
 			j.Delivery["rejectedRows"] = n
@@ -77,6 +85,10 @@ type bindRequest struct {
 	// IngestionMode is an Eventhouse destination's dataIngestionMode:
 	// ProcessedIngestion (the default) or DirectIngestion.
 	IngestionMode string `json:"ingestionMode"`
+	// The emulator's delivery settings (destination_policy.go).
+	ErrorPolicy     string `json:"errorPolicy"`
+	DeadLetterTopic string `json:"deadLetterTopic"`
+	SchemaMode      string `json:"schemaMode"`
 }
 
 // bind serves POST …/eventstreams/{id}/destinations with
@@ -174,6 +186,9 @@ func (a *API) checkBinding(c *call, es store.Item, req bindRequest, field func(s
 			return store.Destination{}, err
 		}
 	}
+	if spec, err = withPolicy(spec, es, typ, policySettings{req.ErrorPolicy, req.DeadLetterTopic, req.SchemaMode}, field); err != nil {
+		return store.Destination{}, err
+	}
 	return store.Destination{EventstreamID: es.ID, Type: typ, WorkspaceID: wsID, ItemID: target.ID, Target: req.Table, Spec: spec}, nil
 }
 
@@ -183,12 +198,12 @@ func (a *API) checkBinding(c *call, es store.Item, req bindRequest, field func(s
 // the existing spec (its name and operators) and compares the database only.
 func (a *API) applyBinding(ctx context.Context, d store.Destination, native bool) (store.Destination, bool, error) {
 	if old, err := a.cfg.Store.FindDestination(ctx, d.EventstreamID, d.Type, d.ItemID, d.Target); err == nil {
-		spec, db, err := rebindSpec(old, d, native)
+		spec, _, err := rebindSpec(old, d, native)
 		if err != nil {
 			return old, false, err
 		}
-		if string(spec) == string(old.Spec) || (native && db == "") {
-			return old, false, nil
+		if same, err := sameSpec(spec, old.Spec); err != nil || same {
+			return old, false, err
 		}
 		if err := a.cfg.Store.UpdateDestinationSpec(ctx, old.ID, spec); err != nil {
 			return old, false, err
@@ -326,6 +341,7 @@ func rebindSpec(old, d store.Destination, native bool) (json.RawMessage, string,
 		}
 		s.Database = want.Database
 		s.IngestionMode = want.IngestionMode
+		s.ErrorPolicy, s.DeadLetterTopic, s.SchemaMode = want.ErrorPolicy, want.DeadLetterTopic, want.SchemaMode
 		spec = s.Encode()
 	}
 	if len(spec) == 0 {
@@ -346,4 +362,21 @@ func ingestionMode(mode string, field func(string) string) (string, error) {
 		return "", nil
 	}
 	return canonical, nil
+}
+
+// sameSpec reports whether two stored specs say the same (an absent spec
+// and an empty one do).
+func sameSpec(a, b json.RawMessage) (bool, error) {
+	var sa, sb eventstream.Spec
+	for _, x := range []struct {
+		raw json.RawMessage
+		s   *eventstream.Spec
+	}{{a, &sa}, {b, &sb}} {
+		if len(x.raw) > 0 {
+			if err := json.Unmarshal(x.raw, x.s); err != nil {
+				return false, err
+			}
+		}
+	}
+	return string(sa.Encode()) == string(sb.Encode()), nil
 }

@@ -295,6 +295,11 @@ func (a *API) getDestination(c *call) error {
 		if r.Delivery != nil {
 			n["delivery"] = r.Delivery
 		}
+		for k, v := range map[string]string{"errorPolicy": r.ErrorPolicy, "deadLetterTopic": r.DeadLetterTopic, "schemaMode": r.SchemaMode} {
+			if v != "" {
+				n[k] = v
+			}
+		}
 	}
 	return c.JSON(http.StatusOK, n)
 }

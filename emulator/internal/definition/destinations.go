@@ -88,6 +88,12 @@ func (c compiler) binding(n *Node) (b Binding, bind bool, err error) {
 	if ws := n.Str("workspaceId"); ws != "" && ws != uuid.Nil.String() {
 		b.WorkspaceID = ws
 	}
+	if _, ok := n.Props[ExtensionKey]; ok && b.Type == "Reflex" {
+		return b, false, BadNode(n, "properties."+ExtensionKey, "the emulator's delivery settings apply to Lakehouse and Eventhouse destinations only")
+	}
+	if b.Policy, err = extension(n); err != nil {
+		return b, false, err
+	}
 	return b, true, nil
 }
 
@@ -99,6 +105,9 @@ func destinationField(n *Node, typ string) func(string) string {
 		"ingestionMode": "properties.dataIngestionMode"}
 	if n.Str("databaseName") == "" && n.Str("kqlDatabaseId") != "" {
 		names["database"] = "properties.kqlDatabaseId" // DirectIngestion's
+	}
+	for _, f := range extensionFields {
+		names[f] = "properties." + ExtensionKey + "." + f
 	}
 	return func(f string) string { return "eventstream.json " + n.Path + "." + names[f] }
 }

@@ -27,6 +27,8 @@ type Binding struct {
 	// IngestionMode is an Eventhouse destination's dataIngestionMode
 	// (ProcessedIngestion or DirectIngestion; "" elsewhere).
 	IngestionMode string
+	// Policy is the node's emulator extension (ExtensionKey), unchecked.
+	Policy Policy
 }
 
 // Target is a checked binding: where a destination delivers.
@@ -38,4 +40,6 @@ type Target struct {
 	Database    string // an Eventhouse's database, resolved
 	// IngestionMode is an Eventhouse destination's, as checked.
 	IngestionMode string
+	// Policy is the destination's emulator settings, checked (defaults "").
+	Policy Policy
 }

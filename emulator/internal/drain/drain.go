@@ -10,7 +10,10 @@
 //
 // A batch the sink cannot write is retried with backoff until it succeeds or
 // the drain is closed; the records stay in Kafka meanwhile, and WaitPast
-// reports the sink's error to callers waiting on those offsets.
+// reports the sink's error to callers waiting on those offsets. A drain
+// configured to StopOnError (a destination whose error policy is fail)
+// instead stops at the first error, leaving the batch's offsets
+// uncommitted (see StoppedError).
 package drain
 
 import (
@@ -67,6 +70,11 @@ type Config struct {
 	// Pool is the Kafka connections the drain shares with others; nil
 	// gives the drain a pool of its own (on Seeds), closed with it.
 	Pool *Pool
+	// StopOnError stops the drain at the first error of its sink (a
+	// write, a tick or a skip) instead of retrying: the batch's offsets
+	// are not committed and Status reports a *StoppedError until the
+	// drain is started again.
+	StopOnError bool
 }
 
 // Drain is one running destination consumer.
@@ -86,6 +94,7 @@ type Drain struct {
 	skipped  int64 // records skipped by the sink's policy after a panic
 	panics   int64 // panics recovered
 	startErr error // set on a drain that never started (see Failed)
+	stopErr  error // set once StopOnError stopped it (a *StoppedError)
 }
 
 // Start positions a consumer per partition (the group's committed offset,
@@ -167,24 +176,29 @@ func startOffsets(ctx context.Context, adm *kadm.Client, cfg Config) (map[int32]
 		return nil, &ResumeError{Err: err}
 	}
 	start := map[int32]int64{}
-	fresh := kadm.Offsets{}
+	moved := kadm.Offsets{}
 	for _, p := range parts {
 		o := int64(-1)
 		if c, ok := committed.Lookup(cfg.Topic, p); ok && c.Err == nil && c.At >= 0 {
 			o = c.At
 		}
+		at := o
 		if w, ok := written[p]; ok {
 			o = max(o, w+1)
 		}
 		if o < 0 {
 			end, _ := ends.Lookup(cfg.Topic, p)
 			o = end.Offset
-			fresh.AddOffset(cfg.Topic, p, o, -1)
+		}
+		if o != at {
+			moved.AddOffset(cfg.Topic, p, o, -1)
 		}
 		start[p] = o
 	}
-	if len(fresh) > 0 { // remember where a new binding starts, so a restart does not move it
-		if err := commit(ctx, adm, cfg.Group, fresh); err != nil {
+	// Remember where a new binding starts, so a restart does not move it,
+	// and where the sink's replay of a batch left the group behind.
+	if len(moved) > 0 {
+		if err := commit(ctx, adm, cfg.Group, moved); err != nil {
 			return nil, err
 		}
 	}
@@ -224,7 +238,9 @@ func (d *Drain) run(ctx context.Context) {
 		if f.err != nil {
 			d.fetchFailed(ctx, f.err)
 		}
-		d.tick(ctx)
+		if !d.tick(ctx) {
+			return
+		}
 		if len(f.records) == 0 {
 			continue
 		}
@@ -244,20 +260,26 @@ func (d *Drain) run(ctx context.Context) {
 	}
 }
 
-// tick runs a Ticker sink's time-driven work.
-func (d *Drain) tick(ctx context.Context) {
+// tick runs a Ticker sink's time-driven work; false means the drain
+// stopped on its error (StopOnError).
+func (d *Drain) tick(ctx context.Context) bool {
 	t, ok := d.cfg.Sink.(Ticker)
 	if !ok {
-		return
+		return true
 	}
 	err := guard(func() error { return t.Tick(ctx, time.Now()) })
 	if pe := (*PanicError)(nil); errors.As(err, &pe) {
 		d.notePanic("tick", Batch{}, pe)
 	}
 	if err != nil && ctx.Err() == nil {
+		if d.cfg.StopOnError {
+			d.stop(err)
+			return false
+		}
 		d.cfg.Logger.Warn("destination tick failed; retrying", "group", d.cfg.Group, "err", err)
 		d.update(func() { d.err = err; d.failures++ })
 	}
+	return true
 }
 
 // prefetch is a poll for the records after a batch, made while it is written.
@@ -327,7 +349,8 @@ func (d *Drain) fetchFailed(ctx context.Context, err error) {
 
 // deliver writes b until it succeeds (true) or the drain stops (false). A
 // batch whose write panics is delivered again record by record; a record
-// that panics alone is skipped by the sink's policy.
+// that panics alone is skipped by the sink's policy. With StopOnError the
+// first error stops the drain, b's offsets uncommitted.
 func (d *Drain) deliver(ctx context.Context, b Batch) bool {
 	backoff := 50 * time.Millisecond
 	skipped := false
@@ -348,6 +371,10 @@ func (d *Drain) deliver(ctx context.Context, b Batch) bool {
 			break
 		}
 		if ctx.Err() != nil {
+			return false
+		}
+		if d.cfg.StopOnError {
+			d.stop(err)
 			return false
 		}
 		d.cfg.Logger.Warn("destination write failed; retrying", "topic", d.cfg.Topic, "group", d.cfg.Group, "err", err)
@@ -405,7 +432,7 @@ func (d *Drain) WaitPast(ctx context.Context, offsets map[int32]int64) error {
 	d.mu.Unlock()
 	for {
 		d.mu.Lock()
-		ch, err, failures, done := d.changed, d.err, d.failures, true
+		ch, err, failures, stopped, done := d.changed, d.err, d.failures, d.stopErr, true
 		for p, o := range offsets {
 			if d.next[p] <= o {
 				done = false
@@ -415,12 +442,17 @@ func (d *Drain) WaitPast(ctx context.Context, offsets map[int32]int64) error {
 		switch {
 		case done:
 			return nil
+		case stopped != nil:
+			return stopped
 		case err != nil && failures > seen:
 			return err
 		}
 		select {
 		case <-ch:
 		case <-d.done:
+			if err := d.stopped(); err != nil {
+				return err
+			}
 			return ErrClosed
 		case <-ctx.Done():
 			return ctx.Err()
@@ -438,6 +470,9 @@ type Status struct {
 	Err      error           // the last write error, nil when healthy
 	// StartErr is why the drain could not start (a Failed drain).
 	StartErr error
+	// Stopped is set once StopOnError stopped the drain (Err is then a
+	// *StoppedError).
+	Stopped bool
 }
 
 // Status returns the drain's progress.
@@ -452,7 +487,8 @@ func (d *Drain) Status() Status {
 	if p, ok := d.cfg.Sink.(Panicker); ok {
 		panics += p.Panics()
 	}
-	return Status{Next: next, Written: d.written, Failures: d.failures, Skipped: d.skipped, Panics: panics, Err: d.err, StartErr: d.startErr}
+	return Status{Next: next, Written: d.written, Failures: d.failures, Skipped: d.skipped, Panics: panics, Err: d.err, StartErr: d.startErr,
+		Stopped: d.stopErr != nil}
 }
 
 // Close stops the drain and waits for it to finish the write in flight.

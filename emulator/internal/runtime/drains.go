@@ -116,6 +116,7 @@ func (rt *Runtime) launchDrain(ctx context.Context, props eventstream.Model, d s
 	dr, err := drain.Start(ctx, drain.Config{
 		Topic: topic, Group: eventstream.DrainGroup(d.ID), Pool: pool,
 		Sink: rt.countInput(d, topic, sink), Logger: rt.cfg.Logger.With("destination", d.ID),
+		StopOnError: spec.ErrorPolicy == eventstream.PolicyFail,
 	})
 	if resume := (*drain.ResumeError)(nil); errors.As(err, &resume) {
 		return nil, err // the destination's own state, not Kafka
@@ -181,6 +182,10 @@ func (rt *Runtime) Await(ctx context.Context, eventstreamID string, pos []broker
 			return fabricerr.New(http.StatusGatewayTimeout, "DestinationTimeout",
 				"%d events were written to Kafka, but %s has not delivered them within %s; they stay in Kafka and will be delivered",
 				len(pos), describe(d), DeliveryTimeout).WithResource(d.ID, "Destination")
+		case errors.As(err, new(*drain.StoppedError)):
+			return fabricerr.New(http.StatusBadGateway, "DestinationFailed",
+				"%d events were written to Kafka, but %s %v; they stay in Kafka and are delivered once it is resumed (POST …/destinations/%s/resume)",
+				len(pos), describe(d), err, d.ID).WithResource(d.ID, "Destination")
 		default:
 			return fabricerr.New(http.StatusBadGateway, "DestinationFailed",
 				"%d events were written to Kafka, but %s failed: %v; they stay in Kafka and will be delivered when it recovers",

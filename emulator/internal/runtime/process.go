@@ -15,6 +15,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/pipeline"
 	"github.com/fabrictest/fabrictest/emulator/rows"
 	gojson "github.com/goccy/go-json"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // outRow is one row for a destination. Key and Value are the record's own
@@ -26,6 +27,9 @@ type outRow struct {
 	Value     []byte   `json:"value,omitempty"`
 	Partition int32    `json:"partition"`
 	Offset    int64    `json:"offset"` // -1 for rows made by a window
+
+	// Headers are the record's own (kept for a dead-letter topic).
+	Headers []kgo.RecordHeader `json:"headers,omitempty"`
 }
 
 // rowWriter writes a destination's rows. A write is identified by (dest,
@@ -135,7 +139,7 @@ func (p *processor) Write(ctx context.Context, b drain.Batch) error {
 			if next, ok := offsets[r.Partition]; ok && r.Offset < next {
 				continue // already delivered before a restart
 			}
-			out = append(out, outRow{Row: rows.FromValue(r.Value), Key: r.Key, Value: r.Value, Partition: r.Partition, Offset: r.Offset})
+			out = append(out, outRow{Row: rows.FromValue(r.Value), Key: r.Key, Value: r.Value, Headers: r.Headers, Partition: r.Partition, Offset: r.Offset})
 			offsets[r.Partition] = r.Offset + 1
 		}
 	} else {

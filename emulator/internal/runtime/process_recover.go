@@ -102,7 +102,7 @@ func (p *processor) reject(ctx context.Context, r outRow, seq int64, cause error
 func (p *processor) Skip(ctx context.Context, r *kgo.Record, reason error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.reject(ctx, outRow{Value: r.Value, Partition: r.Partition, Offset: r.Offset}, p.journal.Seq, reason)
+	return p.reject(ctx, outRow{Key: r.Key, Value: r.Value, Headers: r.Headers, Partition: r.Partition, Offset: r.Offset}, p.journal.Seq, reason)
 }
 
 // Panics returns the writer panics recovered (drain.Panicker).

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/insights"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
@@ -24,25 +26,44 @@ type rejectedRow struct {
 }
 
 // rejecter disposes of the rows a destination could not write, by the
-// destination's error policy. Every writer hands its rejected rows here
-// and nowhere else.
+// destination's error policy (eventstream.Spec.ErrorPolicy). Every writer
+// hands its rejected rows here and nowhere else.
 //
-// It parks each row, with the reason, in a JSON-lines file (for a
-// Lakehouse destination Files/_rejected/<table>/<destination>.jsonl of
-// the Lakehouse), counts it on the destination and in its data insights,
-// and logs a warning in the node's runtime logs.
+//   - drop (the default, Fabric's): each row is parked, with the reason,
+//     in a JSON-lines file (for a Lakehouse destination
+//     Files/_rejected/<table>/<destination>.jsonl of the Lakehouse),
+//     counted on the destination and in its data insights, and logged as a
+//     warning in the node's runtime logs; the batch goes on.
+//   - dlq: each row goes to the destination's dead-letter Kafka topic
+//     (deadletter.go) instead of the file, then is counted and logged the
+//     same way, plus DeadLetteredEvents.
+//   - retry and fail: nothing is disposed of; reject returns a *heldError,
+//     so the batch is not done. Under retry the drain writes it again with
+//     its backoff until it succeeds; under fail the drain stops
+//     (drain.Config.StopOnError).
 type rejecter struct {
-	dest  store.Destination
-	file  string // "" keeps no file
-	stats *rejections
-	node  *insights.Node
-	now   func() time.Time
+	dest   store.Destination
+	file   string // "" keeps no file
+	stats  *rejections
+	node   *insights.Node
+	now    func() time.Time
+	policy string // eventstream.PolicyDrop ("" means it), …
+	dlq    *deadLetters
+	// held remembers the rows retry last held back, so that a batch
+	// retried every two seconds is counted and logged once.
+	held map[string]bool
 }
 
 // rejecterOf returns destination d's rejecter; file is where its rows are
 // parked ("" for none).
 func (rt *Runtime) rejecterOf(d store.Destination, file string) *rejecter {
-	return &rejecter{dest: d, file: file, stats: rt.rejectionsOf(d.ID), node: rt.Insights(d.ID), now: rt.cfg.Now}
+	r := &rejecter{dest: d, file: file, stats: rt.rejectionsOf(d.ID), node: rt.Insights(d.ID), now: rt.cfg.Now, held: map[string]bool{}}
+	spec, _ := eventstream.SpecOf(d) // launchDrain refuses a spec that does not decode
+	r.policy = cmp.Or(spec.ErrorPolicy, eventstream.PolicyDrop)
+	if r.policy == eventstream.PolicyDLQ {
+		r.dlq = rt.deadLettersOf(d, spec)
+	}
+	return r
 }
 
 // rejectedFile is where destination d parks the rows it cannot write: a
@@ -55,24 +76,44 @@ func (rt *Runtime) rejectedFile(d store.Destination) string {
 	return filepath.Join(rt.cfg.OneLakeDir, d.WorkspaceID, d.ItemID, "Files", "_rejected", d.Target, d.ID+".jsonl")
 }
 
-// reject disposes of rs. An error means they were not disposed of: the
-// batch is not done, and the drain tries it again.
-func (r *rejecter) reject(_ context.Context, rs []rejectedRow) error {
-	for _, x := range rs {
-		if err := r.park(x); err != nil {
+// reject disposes of rs by the error policy. An error means they were not
+// disposed of: the batch is not done, and the drain tries it again (or,
+// under fail, stops).
+func (r *rejecter) reject(ctx context.Context, rs []rejectedRow) error {
+	switch r.policy {
+	case eventstream.PolicyRetry, eventstream.PolicyFail:
+		return r.hold(rs)
+	case eventstream.PolicyDLQ:
+		if err := r.dlq.send(ctx, rs, r.now()); err != nil {
 			return err
+		}
+	default:
+		for _, x := range rs {
+			if err := r.park(x); err != nil {
+				return err
+			}
 		}
 	}
 	for _, x := range rs {
 		r.stats.add(1, x.Reason.Error())
 		r.node.Add(x.Metric, 1)
-		attrs := []any{"seq", x.Seq}
-		if x.Out.Offset >= 0 {
-			attrs = append(attrs, "partition", x.Out.Partition, "offset", x.Out.Offset)
+		msg := x.Reason.Error()
+		if r.dlq != nil {
+			r.node.Add(insights.DeadLetteredEvents, 1)
+			msg += "; sent to dead-letter topic " + r.dlq.topic
 		}
-		r.node.Log(r.now(), insights.LevelWarning, x.Reason.Error(), attrs...)
+		r.node.Log(r.now(), insights.LevelWarning, msg, x.attrs()...)
 	}
 	return nil
+}
+
+// attrs are x's coordinates for a runtime log entry.
+func (x rejectedRow) attrs() []any {
+	attrs := []any{"seq", x.Seq}
+	if x.Out.Offset >= 0 {
+		attrs = append(attrs, "partition", x.Out.Partition, "offset", x.Out.Offset)
+	}
+	return attrs
 }
 
 // park appends x to the destination's rejected-rows file.

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -22,6 +23,14 @@ import (
 // and a field dropped by a column-name collision are counted in the
 // destination's data insights once the batch landed (DataConversionErrors,
 // DroppedFields), with one runtime-log warning per column the first time.
+//
+// A batch whose .ingest inline the engine refuses for good (a permanent
+// error or a 4xx other than 408/429: the data, as the table was created
+// and read just before) is handed to the rejecter, every row with the
+// engine's error, so the destination's error policy applies; any other
+// failure (no engine, engine unreachable or busy, a table command
+// refused) is a sink failure, retried (or, under fail, stopping the
+// destination).
 type eventhouseWriter struct {
 	rt   *Runtime
 	dest store.Destination
@@ -32,6 +41,8 @@ type eventhouseWriter struct {
 
 	mu     sync.Mutex
 	warned map[string]bool // "<metric>/<column>" already logged
+
+	rej *rejecter
 }
 
 func (w *eventhouseWriter) write(ctx context.Context, seq int64, out []outRow) error {
@@ -51,7 +62,15 @@ func (w *eventhouseWriter) write(ctx context.Context, seq int64, out []outRow) e
 	if w.keep {
 		ctx = eventhouse.KeepSchema(ctx)
 	}
-	if err := client.Ingest(ctx, w.db, w.dest.Target, batch, fmt.Sprintf("%s/%d", w.dest.ID, seq)); err != nil {
+	err = client.Ingest(ctx, w.db, w.dest.Target, batch, fmt.Sprintf("%s/%d", w.dest.ID, seq))
+	if dataRefused(err) {
+		rs := make([]rejectedRow, len(out))
+		for i, o := range out {
+			rs[i] = rejectedRow{Seq: seq, Out: o, Reason: err, Metric: insights.DataConversionErrors}
+		}
+		return w.rej.reject(ctx, rs)
+	}
+	if err != nil {
 		return fmt.Errorf("ingest into %s.%s at %s: %w", w.db, w.dest.Target, w.rt.cfg.KQLURL, err)
 	}
 	w.count(conflicts)
@@ -102,6 +121,13 @@ func direct(spec eventstream.Spec) bool {
 	return spec.IngestionMode == definition.DirectIngestion
 }
 
+// dataRefused reports whether err is the engine refusing a batch's data
+// for good: its .ingest inline answered with an error not worth retrying.
+func dataRefused(err error) bool {
+	var ee *eventhouse.EngineError
+	return errors.As(err, &ee) && ee.Step == "ingest inline" && !ee.Retryable()
+}
+
 // kusto returns the shared client of the --kql-url engine.
 func (rt *Runtime) kusto() (*eventhouse.Client, error) {
 	if rt.cfg.KQLURL == "" {
@@ -119,7 +145,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return &eventhouseWriter{rt: rt, dest: d, db: spec.Database, keep: direct(spec)}, nil
+		return &eventhouseWriter{rt: rt, dest: d, db: spec.Database, keep: direct(spec), rej: rt.rejecterOf(d, rt.rejectedFile(d))}, nil
 	}
 }
 

@@ -16,11 +16,12 @@ func (rt *Runtime) DrainStatus(id string) (st drain.Status, ok bool) {
 	return e.dr.Status(), true
 }
 
-// StartFailed reports whether destination id is Failed because it could
-// not start (resuming it tries again).
+// StartFailed reports whether destination id is Failed and stopped: it
+// could not start, or its error policy fail stopped it. Resuming it
+// starts it again (which delivers the batch it stopped on again).
 func (rt *Runtime) StartFailed(id string) bool {
 	st, ok := rt.DrainStatus(id)
-	return ok && st.StartErr != nil
+	return ok && (st.StartErr != nil || st.Stopped)
 }
 
 // Rejections is how many rows destination id rejected since the server
