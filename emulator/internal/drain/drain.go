@@ -41,8 +41,9 @@ type Sink interface {
 const tickEvery = 500 * time.Millisecond
 
 // Ticker is implemented by sinks with work that time alone makes due (a
-// window closed by the wall clock): Tick runs after every poll, about twice
-// a second, with or without new records.
+// window closed by the clock, a batch held long enough): Tick runs after
+// every poll, about twice a second, with or without new records, with
+// Config.Now's time.
 type Ticker interface {
 	Tick(ctx context.Context, now time.Time) error
 }
@@ -67,6 +68,10 @@ type Config struct {
 	// Pool is the Kafka connections the drain shares with others; nil
 	// gives the drain a pool of its own (on Seeds), closed with it.
 	Pool *Pool
+	// Now is the clock a Ticker sink is ticked with (default time.Now):
+	// the emulator's controllable clock, so that advancing it closes
+	// windows and commits batches.
+	Now func() time.Time
 }
 
 // Drain is one running destination consumer.
@@ -97,6 +102,9 @@ func Start(ctx context.Context, cfg Config) (*Drain, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	pool, own := cfg.Pool, cfg.Pool == nil
 	if own {
@@ -250,7 +258,7 @@ func (d *Drain) tick(ctx context.Context) {
 	if !ok {
 		return
 	}
-	err := guard(func() error { return t.Tick(ctx, time.Now()) })
+	err := guard(func() error { return t.Tick(ctx, d.cfg.Now()) })
 	if pe := (*PanicError)(nil); errors.As(err, &pe) {
 		d.notePanic("tick", Batch{}, pe)
 	}
