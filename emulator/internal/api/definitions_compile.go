@@ -58,6 +58,7 @@ func (r resolver) Source(ctx context.Context, ws string, n *node) (bool, error) 
 // Destination checks a binding as the native destinations route does.
 func (r resolver) Destination(_ context.Context, b definition.Binding, field func(string) string) (definition.Target, error) {
 	req := bindRequest{Type: b.Type, ItemID: b.ItemID, Table: b.Table, Database: b.Database, WorkspaceID: b.WorkspaceID}
+	req.batching = b.Batching
 	d, err := r.a.checkBinding(r.c, r.es, req, field)
 	if err != nil {
 		return definition.Target{}, err
@@ -66,7 +67,9 @@ func (r resolver) Destination(_ context.Context, b definition.Binding, field fun
 	if err != nil {
 		return definition.Target{}, err
 	}
-	return definition.Target{Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: spec.Database}, nil
+	t := definition.Target{Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: spec.Database}
+	batchingTarget(&t, spec)
+	return t, nil
 }
 
 // planDefinition checks def for Eventstream es (not yet stored on create:
@@ -89,6 +92,7 @@ func (a *API) planDefinition(c *call, es store.Item, def storedDefinition) (*def
 // through different chains, its own.
 func destinationOf(esID string, p *definition.Plan, d definition.Destination) store.Destination {
 	s := eventstream.Spec{Database: d.Target.Database, Name: d.Node.Name}
+	s.Batching = batchingSpec(d.Target)
 	if p.OwnOperators {
 		s.OwnOperators, s.Operators = true, d.Operators
 	}

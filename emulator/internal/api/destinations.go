@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/eventhouse"
+	"github.com/fabrictest/fabrictest/emulator/internal/definition"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
@@ -34,11 +35,15 @@ type destinationJSON struct {
 	Database    string         `json:"database,omitempty"`
 	Status      string         `json:"status"`
 	Delivery    map[string]any `json:"delivery,omitempty"`
+	// Batching is a Lakehouse destination's minimumRows and
+	// maximumDurationInSeconds (absent: it commits at once).
+	Batching *eventstream.Batching `json:"batching,omitempty"`
 }
 
 func (a *API) renderDestination(d store.Destination) destinationJSON {
 	spec, _ := eventstream.SpecOf(d) // a spec that does not decode renders no database
 	j := destinationJSON{ID: d.ID, Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: spec.Database, Status: "Running"}
+	j.Batching = spec.Batching
 	if st, ok := a.rt.DrainStatus(d.ID); ok {
 		j.Delivery = map[string]any{"delivered": st.Written, "failedAttempts": st.Failures}
 		if st.Panics > 0 || st.Skipped > 0 {
@@ -48,6 +53,7 @@ func (a *API) renderDestination(d store.Destination) destinationJSON {
 			j.Status = "Failed"
 			j.Delivery["lastError"] = a.scrub(st.Err.Error())
 		}
+		a.renderBuffer(d, j.Delivery)
 		if n, last := a.rt.Rejections(d.ID); n > 0 {
 			j.Delivery["rejectedRows"] = n
 			j.Delivery["lastRejection"] = last
@@ -66,6 +72,11 @@ type bindRequest struct {
 	Table       string `json:"table"`
 	Database    string `json:"database"`
 	WorkspaceID string `json:"workspaceId"`
+	// MinimumRows and MaximumDurationInSeconds make a Lakehouse
+	// destination batch (either set; batching.go).
+	MinimumRows              *int64                    `json:"minimumRows,omitempty"`
+	MaximumDurationInSeconds *int64                    `json:"maximumDurationInSeconds,omitempty"`
+	batching                 *definition.BatchSettings // a definition's Lakehouse node: it always batches
 }
 
 // bind serves POST …/eventstreams/{id}/destinations with
@@ -156,6 +167,13 @@ func (a *API) checkBinding(c *call, es store.Item, req bindRequest, field func(s
 			return store.Destination{}, err
 		}
 	}
+	bt, err := batchingOf(typ, req, field)
+	if err != nil {
+		return store.Destination{}, err
+	}
+	if spec, err = withBatching(spec, bt); err != nil {
+		return store.Destination{}, err
+	}
 	return store.Destination{EventstreamID: es.ID, Type: typ, WorkspaceID: wsID, ItemID: target.ID, Target: req.Table, Spec: spec}, nil
 }
 
@@ -169,7 +187,7 @@ func (a *API) applyBinding(ctx context.Context, d store.Destination, native bool
 		if err != nil {
 			return old, false, err
 		}
-		if string(spec) == string(old.Spec) || (native && db == "") {
+		if string(spec) == string(old.Spec) || (native && db == "" && !namesBatching(d)) {
 			return old, false, nil
 		}
 		if err := a.cfg.Store.UpdateDestinationSpec(ctx, old.ID, spec); err != nil {
@@ -307,6 +325,9 @@ func rebindSpec(old, d store.Destination, native bool) (json.RawMessage, string,
 			return nil, "", err
 		}
 		s.Database = want.Database
+		if want.Batching != nil { // a native rebind changes batching only when it names it
+			s.Batching = want.Batching
+		}
 		spec = s.Encode()
 	}
 	if len(spec) == 0 {

@@ -72,6 +72,9 @@ func (c compiler) binding(n *Node) (b Binding, bind bool, err error) {
 	case n.Is("Lakehouse"):
 		n.Raw["type"] = "Lakehouse"
 		b = Binding{Type: "Lakehouse", Table: cmp.Or(n.Str("deltaTable"), n.Str("tableName"), n.Str("table"))}
+		if b.Batching, err = batchSettings(n); err != nil {
+			return b, false, err
+		}
 	case n.Is("Eventhouse"):
 		n.Raw["type"] = "Eventhouse"
 		b = Binding{Type: "Eventhouse", Table: n.Str("tableName"), Database: n.Str("databaseName")}
@@ -96,6 +99,7 @@ func (c compiler) binding(n *Node) (b Binding, bind bool, err error) {
 // names them.
 func destinationField(n *Node, typ string) func(string) string {
 	names := map[string]string{"type": "type", "itemId": "properties.itemId", "workspaceId": "properties.workspaceId", "database": "properties.databaseName",
+		"minimumRows": "properties.minimumRows", "maximumDurationInSeconds": "properties.maximumDurationInSeconds",
 		"table": map[string]string{"Lakehouse": "properties.deltaTable", "Eventhouse": "properties.tableName", "Reflex": "properties"}[typ]}
 	return func(f string) string { return "eventstream.json " + n.Path + "." + names[f] }
 }

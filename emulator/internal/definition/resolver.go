@@ -24,6 +24,16 @@ type Binding struct {
 	WorkspaceID string // "" for the Eventstream's
 	Table       string
 	Database    string
+	// Batching is a Lakehouse node's minimumRows and
+	// maximumDurationInSeconds (nil for other types; nil fields: omitted,
+	// Fabric's defaults).
+	Batching *BatchSettings
+}
+
+// BatchSettings are a Lakehouse destination node's batching properties as
+// written (nil: omitted).
+type BatchSettings struct {
+	MinimumRows, MaximumDurationInSeconds *int64
 }
 
 // Target is a checked binding: where a destination delivers.
@@ -33,4 +43,7 @@ type Target struct {
 	ItemID      string
 	Table       string
 	Database    string // an Eventhouse's database, resolved
+	// MinimumRows and MaximumDurationInSeconds are a Lakehouse
+	// destination's batching, resolved (0: it commits at once).
+	MinimumRows, MaximumDurationInSeconds int64
 }

@@ -85,3 +85,15 @@ func (rt *Runtime) restoreClock(ctx context.Context) error {
 	_, err = rt.cfg.Clock.Advance(off)
 	return err
 }
+
+// Buffered returns how many rows batching destination destID holds and
+// since when (emulator clock); ok is false for a destination that does
+// not batch or does not run.
+func (rt *Runtime) Buffered(destID string) (rows int64, since time.Time, ok bool) {
+	p := rt.sinks()[destID]
+	if p == nil || p.batch == nil {
+		return 0, time.Time{}, false
+	}
+	rows, since = p.Buffered()
+	return rows, since, true
+}
