@@ -290,6 +290,9 @@ func (a *API) getDestination(c *call) error {
 		if r.Delivery != nil {
 			n["delivery"] = r.Delivery
 		}
+		if r.Batching != nil {
+			n["batching"] = r.Batching
+		}
 	}
 	return c.JSON(http.StatusOK, n)
 }
