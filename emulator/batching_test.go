@@ -333,3 +333,26 @@ func TestClockRoute(t *testing.T) {
 		t.Fatalf("the refused remote advance moved the clock: %v", r)
 	}
 }
+
+// TestTemplateCommitsAtMinimumRows: the template as written commits when
+// 100,000 rows are buffered, without the clock: nothing at 99,999, one
+// commit holding all 100,000 at the next row.
+func TestTemplateCommitsAtMinimumRows(t *testing.T) {
+	f := deployTemplate(t, startEnv(t))
+	const chunk = 20_000
+	for from := 0; from < 100_000-chunk; from += chunk {
+		f.send(from, from+chunk)
+	}
+	f.send(100_000-chunk, 99_999)
+	if n := dataCommits(t, f.tableDir); n != 0 {
+		t.Fatalf("%d data commits at 99,999 rows, want none", n)
+	}
+	if d := f.delivery(); d["bufferedRows"] != 99_999.0 {
+		t.Fatalf("delivery %v, want 99999 buffered rows", d)
+	}
+	f.send(99_999, 100_000)
+	if n := dataCommits(t, f.tableDir); n != 1 {
+		t.Fatalf("%d data commits at 100,000 rows, want exactly one", n)
+	}
+	bikes(t, f.tableDir, 100_000)
+}
