@@ -62,8 +62,8 @@ func (f templateLake) send(from, to int) {
 func (f templateLake) delivery() map[string]any {
 	f.e.t.Helper()
 	d := f.e.must(200, f.e.call("GET", f.base+"/destinations/"+f.dest, nil)).Body
-	if b, _ := d["batching"].(map[string]any); b["minimumRows"] != 100000.0 || b["maximumDurationInSeconds"] != 120.0 {
-		f.e.t.Fatalf("destination batching %v, want the template's 100000 rows / 120 s", d["batching"])
+	if p, _ := d["properties"].(map[string]any); p["minimumRows"] != 100000.0 || p["maximumDurationInSeconds"] != 120.0 {
+		f.e.t.Fatalf("destination properties %v, want the template's 100000 rows / 120 s", d["properties"])
 	}
 	return d["delivery"].(map[string]any)
 }
@@ -226,6 +226,10 @@ func TestMinimumRowsCommitsWithoutTheClock(t *testing.T) {
 		map[string]any{"type": "Lakehouse", "itemId": lh.str("id"), "table": "t", "minimumRows": 5}))
 	if b, _ := d.Body["batching"].(map[string]any); b["minimumRows"] != 5.0 || b["maximumDurationInSeconds"] != 120.0 {
 		t.Fatalf("batching %v, want 5 rows and Fabric's default 120 s", d.Body["batching"])
+	}
+	node := e.must(200, e.call("GET", "/v1/workspaces/"+s.ws+"/eventstreams/"+s.id+"/destinations/"+d.str("id"), nil)).Body
+	if p := node["properties"].(map[string]any); p["minimumRows"] != 5.0 || p["maximumDurationInSeconds"] != 120.0 {
+		t.Fatalf("destination node properties %v, want Fabric's minimumRows and maximumDurationInSeconds", p)
 	}
 	e.must(200, e.call("POST", s.produce, `{"events":[{"value":{"n":1}},{"value":{"n":2}},{"value":{"n":3}},{"value":{"n":4}}]}`))
 	if n := dataCommits(t, dir); n != 0 {

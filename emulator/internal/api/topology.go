@@ -51,6 +51,9 @@ func destinationNode(d store.Destination, input string) (map[string]any, error) 
 	switch d.Type {
 	case "Lakehouse":
 		props["deltaTable"] = d.Target
+		if spec.Batching != nil { // Fabric's names for a Lakehouse node's batching
+			props["minimumRows"], props["maximumDurationInSeconds"] = spec.Batching.MinimumRows, spec.Batching.MaximumDurationInSeconds
+		}
 	case "Eventhouse":
 		props["dataIngestionMode"], props["databaseName"], props["tableName"] = "ProcessedIngestion", spec.Database, d.Target
 	}
@@ -289,9 +292,6 @@ func (a *API) getDestination(c *call) error {
 		}
 		if r.Delivery != nil {
 			n["delivery"] = r.Delivery
-		}
-		if r.Batching != nil {
-			n["batching"] = r.Batching
 		}
 	}
 	return c.JSON(http.StatusOK, n)

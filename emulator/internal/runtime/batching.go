@@ -23,6 +23,9 @@ type batcher struct {
 
 	rows  int64     // buffered, not yet committed
 	first time.Time // when the oldest of them was buffered
+	// leftover: the destination no longer batches, and this batcher only
+	// commits what an earlier run of it left buffered, then goes.
+	leftover bool
 }
 
 // enableBatching makes p buffer its rows by b, reading what a previous
@@ -38,6 +41,18 @@ func (p *processor) enableBatching(ctx context.Context, b eventstream.Batching, 
 		bt.first = t
 	}
 	p.batch = bt
+	return nil
+}
+
+// commitLeftover makes p, a destination that no longer batches, commit
+// the rows a batching run of it left buffered (at its first Write or
+// Tick), then commit every batch at once as before.
+func (p *processor) commitLeftover(ctx context.Context, now func() time.Time) error {
+	buf, err := p.st.BufferOf(ctx, p.destID)
+	if err != nil || buf.Rows == 0 {
+		return err
+	}
+	p.batch = &batcher{minRows: 1, now: now, rows: buf.Rows, first: buf.First, leftover: true}
 	return nil
 }
 
@@ -105,6 +120,9 @@ func (p *processor) commitBuffer(ctx context.Context) error {
 	}
 	p.journal = j
 	p.batch.rows, p.batch.first = 0, time.Time{}
+	if p.batch.leftover {
+		p.batch = nil
+	}
 	return p.flushPending(ctx)
 }
 
@@ -124,12 +142,13 @@ func (p *processor) Flush(ctx context.Context) (int64, error) {
 	return n, p.commitBuffer(ctx)
 }
 
-// Buffered returns how many rows wait in the buffer and since when.
-func (p *processor) Buffered() (int64, time.Time) {
+// Buffered returns how many rows wait in the buffer and since when; ok
+// is false for a destination that does not batch.
+func (p *processor) Buffered() (rows int64, since time.Time, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.batch == nil {
-		return 0, time.Time{}
+		return 0, time.Time{}, false
 	}
-	return p.batch.rows, p.batch.first
+	return p.batch.rows, p.batch.first, true
 }

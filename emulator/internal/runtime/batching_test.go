@@ -110,7 +110,7 @@ func TestBatchingCommitsAtMinimumRowsOrDuration(t *testing.T) {
 	if n, v := w.all(); n != 2 || !slices.Equal(v, []string{"1", "2", "3", "4"}) {
 		t.Fatalf("60 s after row 4: %d commits of %q, want two", n, v)
 	}
-	if rows, _ := p.Buffered(); rows != 0 {
+	if rows, _, _ := p.Buffered(); rows != 0 {
 		t.Fatalf("%d rows still buffered", rows)
 	}
 }
@@ -132,7 +132,7 @@ func TestBatchingSurvivesRestartAndFailedCommit(t *testing.T) {
 	// A restart: a new processor on the same store, replaying offset 1
 	// (the drain resumes from the journal, but Kafka may hand it again).
 	p = reopen(t, ctx, st, dest, w, clk, b)
-	if rows, _ := p.Buffered(); rows != 2 {
+	if rows, _, _ := p.Buffered(); rows != 2 {
 		t.Fatalf("after the restart %d rows buffered, want 2", rows)
 	}
 	if err := p.Write(ctx, from(1, `2`, `3`)); err != nil {
@@ -165,4 +165,41 @@ func reopen(t *testing.T, ctx context.Context, st *store.Store, dest string, w r
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestBatchingTurnedOffCommitsLeftover: a destination whose batching was
+// removed (a definition updated, a binding changed) commits what it had
+// buffered with its next batch, then commits every batch at once.
+func TestBatchingTurnedOffCommitsLeftover(t *testing.T) {
+	ctx := context.Background()
+	w := &seqWriter{}
+	clk := clock.New(nil)
+	st, dest := journalStore(t)
+	p := reopen(t, ctx, st, dest, w, clk, eventstream.Batching{MinimumRows: 100, MaximumDurationInSeconds: 120})
+	if err := p.Write(ctx, from(0, `1`, `2`)); err != nil {
+		t.Fatal(err)
+	}
+	rej, _ := testRejecter(t)
+	p, err := newProcessor(ctx, st, dest, nil, w, rej, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.commitLeftover(ctx, clk.Now); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Write(ctx, from(2, `3`)); err != nil {
+		t.Fatal(err)
+	}
+	if n, v := w.all(); n != 1 || !slices.Equal(v, []string{"1", "2", "3"}) {
+		t.Fatalf("%d commits of %q, want the leftover with the new row in one", n, v)
+	}
+	if _, _, ok := p.Buffered(); ok {
+		t.Fatal("still batching after the leftover was committed")
+	}
+	if err := p.Write(ctx, from(3, `4`)); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := w.all(); n != 2 {
+		t.Fatalf("%d commits, want the next batch committed at once", n)
+	}
 }

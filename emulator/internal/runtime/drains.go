@@ -101,9 +101,12 @@ func (rt *Runtime) launchDrain(ctx context.Context, props eventstream.Model, d s
 		return nil, nil, err
 	}
 	if spec.Batching != nil {
-		if err := sink.enableBatching(ctx, *spec.Batching, rt.cfg.Now); err != nil {
-			return nil, nil, err
-		}
+		err = sink.enableBatching(ctx, *spec.Batching, rt.cfg.Now)
+	} else {
+		err = sink.commitLeftover(ctx, rt.cfg.Now)
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	topic := props.Default().Topic
 	if topic == "" {

@@ -91,9 +91,8 @@ func (rt *Runtime) restoreClock(ctx context.Context) error {
 // not batch or does not run.
 func (rt *Runtime) Buffered(destID string) (rows int64, since time.Time, ok bool) {
 	p := rt.sinks()[destID]
-	if p == nil || p.batch == nil {
+	if p == nil {
 		return 0, time.Time{}, false
 	}
-	rows, since = p.Buffered()
-	return rows, since, true
+	return p.Buffered()
 }
