@@ -86,9 +86,6 @@ func TestBufferRowsSurviveReopenAndTakeOnce(t *testing.T) {
 // (a drain's largest) take about what one insert per row costs, not a
 // rewrite of the buffer per batch.
 func TestBufferAppendStaysCheap(t *testing.T) {
-	if testing.Short() {
-		t.Skip("buffers 100,000 rows")
-	}
 	ctx := context.Background()
 	s := bufferStore(t, "")
 	row := []byte(`{"row":{"id":1,"name":"bike"},"partition":0,"offset":1}`)
@@ -96,23 +93,21 @@ func TestBufferAppendStaysCheap(t *testing.T) {
 	for i := range batch {
 		batch[i] = row
 	}
-	var first, last time.Duration
-	for i := range 10 {
+	took := make([]time.Duration, 10)
+	for i := range took {
 		began := time.Now()
 		if err := s.BufferRows(ctx, Journal{DestinationID: "d", Offsets: map[int32]int64{0: int64(i+1) * 10_000}}, batch, time.Now()); err != nil {
 			t.Fatal(err)
 		}
-		took := time.Since(began)
-		if i == 0 {
-			first = took
-		}
-		last = took
+		took[i] = time.Since(began)
 	}
 	if b, _ := s.BufferOf(ctx, "d"); b.Rows != 100_000 {
 		t.Fatalf("buffered %d rows, want 100000", b.Rows)
 	}
-	// A rewrite per batch would make the tenth batch ten times the first.
-	if last > 4*first+200*time.Millisecond {
-		t.Fatalf("the tenth batch took %v, the first %v: appending grows with the buffer", last, first)
+	// A rewrite per batch would make the last batches about ten times the
+	// first ones; the fastest of each pair discounts a busy machine.
+	early, late := min(took[0], took[1]), min(took[8], took[9])
+	if late > 5*early+time.Second {
+		t.Fatalf("batches took %v: appending grows with the buffer", took)
 	}
 }
