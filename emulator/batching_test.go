@@ -178,7 +178,7 @@ func TestBatchCommitCrashWritesOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		j.Seq++
-		if pending, err = st.TakeBuffer(context.Background(), j); err != nil { // the commit began
+		if pending, _, err = st.TakeBuffer(context.Background(), j); err != nil { // the commit began
 			t.Fatal(err)
 		}
 	})

@@ -101,29 +101,31 @@ func (p *processor) commitDue(ctx context.Context, now time.Time) error {
 	if p.batch == nil || !p.batch.due(now) {
 		return nil
 	}
-	return p.commitBuffer(ctx)
+	_, err := p.commitBuffer(ctx)
+	return err
 }
 
 // commitBuffer moves every buffered row into the journal's pending batch
 // under the next seq (one transaction) and writes it as one batch: one
 // Delta commit. A crash after the move writes the pending batch again
-// under the same seq, which the writer recognises.
-func (p *processor) commitBuffer(ctx context.Context) error {
+// under the same seq, which the writer recognises. It returns how many
+// rows it committed.
+func (p *processor) commitBuffer(ctx context.Context) (int64, error) {
 	j := p.journal
 	j.Seq++
-	j, err := p.st.TakeBuffer(ctx, j)
-	if errors.Is(err, store.ErrEmptyBuffer) {
-		p.batch.rows, p.batch.first = 0, time.Time{}
-		return nil
-	} else if err != nil {
-		return err
+	j, n, err := p.st.TakeBuffer(ctx, j)
+	if err != nil && !errors.Is(err, store.ErrEmptyBuffer) {
+		return 0, err
 	}
-	p.journal = j
 	p.batch.rows, p.batch.first = 0, time.Time{}
 	if p.batch.leftover {
 		p.batch = nil
 	}
-	return p.flushPending(ctx)
+	if err != nil { // nothing buffered
+		return 0, nil
+	}
+	p.journal = j
+	return n, p.flushPending(ctx)
 }
 
 // Flush commits whatever the destination has buffered now, and returns
@@ -138,8 +140,7 @@ func (p *processor) Flush(ctx context.Context) (int64, error) {
 	if p.batch == nil {
 		return 0, nil
 	}
-	n := p.batch.rows
-	return n, p.commitBuffer(ctx)
+	return p.commitBuffer(ctx)
 }
 
 // Buffered returns how many rows wait in the buffer and since when; ok

@@ -74,16 +74,17 @@ func (s *Store) BufferOf(ctx context.Context, destID string) (Buffer, error) {
 
 // TakeBuffer moves destID's buffered rows into j's pending batch (a JSON
 // array of them, in the order they were buffered) and saves j, in one
-// transaction; it returns j as saved. The rows are copied once, when the
-// batch is committed; the journal protocol then writes them like any
-// other batch.
-func (s *Store) TakeBuffer(ctx context.Context, j Journal) (Journal, error) {
+// transaction; it returns j as saved and how many rows it took. The rows
+// are copied once, when the batch is committed; the journal protocol then
+// writes them like any other batch.
+func (s *Store) TakeBuffer(ctx context.Context, j Journal) (Journal, int64, error) {
+	var n int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		pending, err := bufferedArray(ctx, tx, j.DestinationID)
+		pending, taken, err := bufferedArray(ctx, tx, j.DestinationID)
 		if err != nil {
 			return err
 		}
-		j.Pending = pending
+		j.Pending, n = pending, taken
 		if err := putJournal(ctx, tx, j); err != nil {
 			return err
 		}
@@ -92,17 +93,18 @@ func (s *Store) TakeBuffer(ctx context.Context, j Journal) (Journal, error) {
 		}
 		return nil
 	})
-	return j, err
+	return j, n, err
 }
 
 // ErrEmptyBuffer is returned by TakeBuffer when nothing is buffered.
 var ErrEmptyBuffer = errors.New("nothing buffered")
 
-// bufferedArray joins destID's buffered rows into one JSON array.
-func bufferedArray(ctx context.Context, tx *sql.Tx, destID string) ([]byte, error) {
+// bufferedArray joins destID's buffered rows into one JSON array and
+// counts them.
+func bufferedArray(ctx context.Context, tx *sql.Tx, destID string) ([]byte, int64, error) {
 	rs, err := tx.QueryContext(ctx, `SELECT row FROM buffered_rows WHERE destination_id = ? ORDER BY n`, destID)
 	if err != nil {
-		return nil, fmt.Errorf("read buffer: %w", err)
+		return nil, 0, fmt.Errorf("read buffer: %w", err)
 	}
 	defer rs.Close()
 	var buf bytes.Buffer
@@ -111,7 +113,7 @@ func bufferedArray(ctx context.Context, tx *sql.Tx, destID string) ([]byte, erro
 	for rs.Next() {
 		var r json.RawMessage
 		if err := rs.Scan(&r); err != nil {
-			return nil, fmt.Errorf("read buffer: %w", err)
+			return nil, 0, fmt.Errorf("read buffer: %w", err)
 		}
 		if n > 0 {
 			buf.WriteByte(',')
@@ -120,11 +122,11 @@ func bufferedArray(ctx context.Context, tx *sql.Tx, destID string) ([]byte, erro
 		n++
 	}
 	if err := rs.Err(); err != nil {
-		return nil, fmt.Errorf("read buffer: %w", err)
+		return nil, 0, fmt.Errorf("read buffer: %w", err)
 	}
 	if n == 0 {
-		return nil, ErrEmptyBuffer
+		return nil, 0, ErrEmptyBuffer
 	}
 	buf.WriteByte(']')
-	return buf.Bytes(), nil
+	return buf.Bytes(), int64(n), nil
 }

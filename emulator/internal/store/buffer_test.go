@@ -59,9 +59,9 @@ func TestBufferRowsSurviveReopenAndTakeOnce(t *testing.T) {
 		t.Fatalf("journal saved with the rows = %+v, %v; want offset 3, seq 3", j, err)
 	}
 	j.Seq++
-	taken, err := s.TakeBuffer(ctx, j)
-	if err != nil {
-		t.Fatal(err)
+	taken, n, err := s.TakeBuffer(ctx, j)
+	if err != nil || n != 3 {
+		t.Fatalf("take = %d rows, %v; want 3", n, err)
 	}
 	var rows []map[string]int
 	if err := json.Unmarshal(taken.Pending, &rows); err != nil || fmt.Sprint(rows) != "[map[n:1] map[n:2] map[n:3]]" {
@@ -74,7 +74,7 @@ func TestBufferRowsSurviveReopenAndTakeOnce(t *testing.T) {
 	if b, _ := s.BufferOf(ctx, "d"); b.Rows != 0 || !b.First.IsZero() {
 		t.Fatalf("buffer after take = %+v, want empty", b)
 	}
-	if _, err := s.TakeBuffer(ctx, stored); !errors.Is(err, ErrEmptyBuffer) {
+	if _, _, err := s.TakeBuffer(ctx, stored); !errors.Is(err, ErrEmptyBuffer) {
 		t.Fatalf("second take = %v, want ErrEmptyBuffer", err)
 	}
 	if again, _ := s.GetJournal(ctx, "d"); string(again.Pending) != string(taken.Pending) {
