@@ -360,3 +360,27 @@ func TestTemplateCommitsAtMinimumRows(t *testing.T) {
 	}
 	bikes(t, f.tableDir, 100_000)
 }
+
+// TestUpdatedBatchingAppliesToTheBuffer: updateDefinition lowering
+// minimumRows restarts the destination with the new setting over the rows
+// already buffered, which commit at the next due check (here an advance
+// of 0 s, which runs it at once).
+func TestUpdatedBatchingAppliesToTheBuffer(t *testing.T) {
+	f := deployTemplate(t, startEnv(t))
+	f.send(0, 10)
+	cur := parts(t, f.e.must(200, f.e.call("POST", f.base+"/getDefinition", nil)))["eventstream.json"]
+	nodesByName(cur, "destinations")["LakehouseDestination"]["properties"].(map[string]any)["minimumRows"] = 5
+	f.e.must(200, f.e.call("POST", f.base+"/updateDefinition", map[string]any{"definition": definitionOf(cur, nil)}))
+	if n := dataCommits(t, f.tableDir); n > 1 {
+		t.Fatalf("%d data commits, want at most one", n)
+	}
+	f.e.advance(0)
+	if n := dataCommits(t, f.tableDir); n != 1 {
+		t.Fatalf("%d data commits after the update and a due check, want one", n)
+	}
+	bikes(t, f.tableDir, 10)
+	node := f.e.must(200, f.e.call("GET", f.base+"/destinations/"+f.dest, nil)).Body
+	if p := node["properties"].(map[string]any); p["minimumRows"] != 5.0 {
+		t.Fatalf("destination properties %v, want minimumRows 5", p)
+	}
+}
