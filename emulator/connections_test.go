@@ -28,7 +28,7 @@ func endpointTopology(ws, lh string) map[string]any {
 		"streams": []any{map[string]any{"name": "ce-stream", "type": "DefaultStream", "properties": map[string]any{}, "inputNodes": []any{map[string]any{"name": "app"}}}},
 		"destinations": []any{
 			map[string]any{"name": "out", "type": "CustomEndpoint", "properties": map[string]any{}, "inputNodes": []any{map[string]any{"name": "ce-stream"}}},
-			map[string]any{"name": "lake", "type": "Lakehouse", "properties": map[string]any{"workspaceId": ws, "itemId": lh, "deltaTable": "events"}, "inputNodes": []any{map[string]any{"name": "ce-stream"}}},
+			map[string]any{"name": "lake", "type": "Lakehouse", "properties": map[string]any{"workspaceId": ws, "itemId": lh, "deltaTable": "events", "minimumRows": 1 /* commit each batch: not a batching test */}, "inputNodes": []any{map[string]any{"name": "ce-stream"}}},
 		},
 	}
 }

@@ -121,6 +121,8 @@ func TestDefinitionFromTemplateDeliversToLakehouse(t *testing.T) {
 			{"value":{"BikepointID":"BP%d","No_Bikes":"%d","Street":"x"}},
 			{"value":{"BikepointID":"0","No_Bikes":"9"}}]}`, i, 3+i)))
 	}
+	// The template's batching holds the rows until 120 s of emulator clock (batching_test.go).
+	e.advance(120)
 	snap := readTable(t, filepath.Join(tables, "bikes"))
 	var got []string
 	for _, r := range snap.Rows {
@@ -178,6 +180,7 @@ func TestDefinitionFromTemplateDeliversToLakehouse(t *testing.T) {
 		t.Fatalf("ids moved: %v", tp2)
 	}
 	e.must(200, e.call("POST", base+"/sources/"+ds+"/events", `{"events":[{"value":{"BikepointID":"BP9","No_Bikes":"1"}}]}`))
+	e.advance(120)
 	if n := len(readTable(t, filepath.Join(tables, "bikes")).Rows); n != 3 {
 		t.Fatalf("%d rows after update, want 3", n)
 	}

@@ -35,7 +35,7 @@ func derivedTopology(ws, lh string) map[string]any {
 			map[string]any{"column": map[string]any{"columnName": "temp"}, "operatorType": "GreaterThan", "value": map[string]any{"dataType": "BigInt", "value": "20"}},
 		}}}},
 		"destinations": []any{
-			map[string]any{"name": "lake", "type": "Lakehouse", "properties": map[string]any{"workspaceId": ws, "itemId": lh, "deltaTable": "hot"}, "inputNodes": in("hot")},
+			map[string]any{"name": "lake", "type": "Lakehouse", "properties": map[string]any{"workspaceId": ws, "itemId": lh, "deltaTable": "hot", "minimumRows": 1 /* commit each batch: not a batching test */}, "inputNodes": in("hot")},
 			map[string]any{"name": "out", "type": "CustomEndpoint", "properties": map[string]any{}, "inputNodes": in("hot")},
 		},
 	}

@@ -53,7 +53,7 @@ func deploy(t *testing.T, e *testEnv, ws, name string, src map[string]any, lh, t
 	}
 	if lh != "" {
 		topo["destinations"] = []any{map[string]any{"name": name + "-lh", "type": "Lakehouse",
-			"properties": map[string]any{"workspaceId": ws, "itemId": lh, "deltaTable": table},
+			"properties": map[string]any{"workspaceId": ws, "itemId": lh, "deltaTable": table, "minimumRows": 1 /* commit each batch: not a batching test */},
 			"inputNodes": []any{map[string]any{"name": name + "-stream"}}}}
 	}
 	r := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/eventstreams", map[string]any{"displayName": name, "definition": definitionOf(topo, nil)}))

@@ -105,7 +105,7 @@ func TestPauseSourceAndEventstream(t *testing.T) {
 		"sources":      []any{map[string]any{"name": "app", "type": "CustomEndpoint", "properties": map[string]any{}}},
 		"streams":      []any{map[string]any{"name": "es-stream", "type": "DefaultStream", "properties": map[string]any{}, "inputNodes": []any{map[string]any{"name": "app"}}}},
 		"operators":    []any{},
-		"destinations": []any{map[string]any{"name": "lake", "type": "Lakehouse", "properties": map[string]any{"workspaceId": ws, "itemId": lh.str("id"), "deltaTable": "events"}, "inputNodes": []any{map[string]any{"name": "es-stream"}}}},
+		"destinations": []any{map[string]any{"name": "lake", "type": "Lakehouse", "properties": map[string]any{"workspaceId": ws, "itemId": lh.str("id"), "deltaTable": "events", "minimumRows": 1 /* commit each batch: not a batching test */}, "inputNodes": []any{map[string]any{"name": "es-stream"}}}},
 	}
 	es := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/eventstreams", map[string]any{"displayName": "es", "definition": definitionOf(topo, nil)}))
 	base := "/v1/workspaces/" + ws + "/eventstreams/" + es.str("id")

@@ -107,6 +107,13 @@
 // Destination.RuntimeLogs and Eventstream.RuntimeLogs its runtime logs,
 // newest first (LogLevel, LogKeyword).
 //
+// Time: a Lakehouse destination deployed by a definition batches as
+// Fabric's does (minimumRows, maximumDurationInSeconds), and windows close
+// on the emulator's clock. Env.AdvanceClock(d) moves that clock forward
+// and returns once the batches and windows it made due are written;
+// Eventstream.FlushDestination commits a destination's buffer at once;
+// Env.Now reads the clock. Tests advance the clock instead of sleeping.
+//
 // # Matchers
 //
 // HaveRecordCount, HaveRecordsWithValues and HaveErrorCode; for Delta tables

@@ -311,6 +311,9 @@ type Delivery struct {
 	// under Files/_rejected); LastRejection says why the last one was.
 	RejectedRows  int64  `json:"rejectedRows,omitempty"`
 	LastRejection string `json:"lastRejection,omitempty"`
+	// BufferedRows counts the rows a batching Lakehouse destination holds,
+	// not yet committed (see Env.AdvanceClock and FlushDestination).
+	BufferedRows int64 `json:"bufferedRows,omitempty"`
 }
 
 // BindLakehouse binds the Eventstream to table of lh (created by the first

@@ -38,10 +38,13 @@ const (
 // fixture is the workspace, Eventstream and Lakehouse destination.
 type fixture struct {
 	produce  string // the Custom HTTP source's events route
+	flush    string // the destination's flush route
 	tableDir string
 }
 
-func setUp(t *testing.T, c *client) fixture {
+// setUp binds the Lakehouse destination with bind's extra fields (its
+// batching, say) beside its type, item and table.
+func setUp(t *testing.T, c *client, bind map[string]any) fixture {
 	t.Helper()
 	ws := c.must(t, 201, "POST", "/v1/workspaces", map[string]any{"displayName": "sigkill"})["id"].(string)
 	base := "/v1/workspaces/" + ws
@@ -49,10 +52,14 @@ func setUp(t *testing.T, c *client) fixture {
 	ds := es["properties"].(map[string]any)["streams"].([]any)[0].(map[string]any)["id"].(string)
 	lh := c.must(t, 201, "POST", base+"/lakehouses", map[string]any{"displayName": "sigkill"})
 	tables := lh["properties"].(map[string]any)["oneLakeTablesPath"].(string)
-	c.must(t, 201, "POST", base+"/eventstreams/"+es["id"].(string)+"/destinations",
-		map[string]any{"type": "Lakehouse", "itemId": lh["id"], "table": "events"})
+	body := map[string]any{"type": "Lakehouse", "itemId": lh["id"], "table": "events"}
+	for k, v := range bind {
+		body[k] = v
+	}
+	d := c.must(t, 201, "POST", base+"/eventstreams/"+es["id"].(string)+"/destinations", body)
 	return fixture{
 		produce:  base + "/eventstreams/" + es["id"].(string) + "/sources/" + ds + "/events",
+		flush:    base + "/eventstreams/" + es["id"].(string) + "/destinations/" + d["id"].(string) + "/flush",
 		tableDir: filepath.Join(tables, "events"),
 	}
 }
@@ -163,14 +170,24 @@ func waitDrained(t *testing.T, dir string, led *ledger) {
 
 // TestSIGKILLLoop: every acknowledged event exactly once in Delta across
 // sigkillRounds SIGKILLs and restarts of the binary.
-func TestSIGKILLLoop(t *testing.T) {
+func TestSIGKILLLoop(t *testing.T) { sigkillLoop(t, nil) }
+
+// TestSIGKILLLoopBatching: the same with a batching destination (issue 15:
+// minimumRows 230, so a commit every six produces of 40 events, and
+// rows buffered at every kill): buffered rows survive SIGKILL, and a
+// commit cut short lands once. The last buffer is flushed at the end.
+func TestSIGKILLLoopBatching(t *testing.T) {
+	sigkillLoop(t, map[string]any{"minimumRows": 230, "maximumDurationInSeconds": 7200})
+}
+
+func sigkillLoop(t *testing.T, bind map[string]any) {
 	start := time.Now()
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	data, logPath := filepath.Join(dir, "data"), filepath.Join(dir, "emulator.log")
 	p := startProc(t, bin, data, logPath)
 	c := newClient(t, p.url)
-	fx := setUp(t, c)
+	fx := setUp(t, c, bind)
 	pr := &producer{led: newLedger(), perEpoch: map[int]int{}, errs: map[string]int{}}
 	pr.set(c, 0)
 	stop, stopped := make(chan struct{}), make(chan struct{})
@@ -194,6 +211,10 @@ func TestSIGKILLLoop(t *testing.T) {
 	t.Logf("produced for %s: %d acknowledged, %d unacknowledged events; acknowledged by process: %v; failures: %v",
 		time.Since(start).Round(time.Second), len(pr.led.acked), len(pr.led.unacked), pr.perEpoch, pr.errs)
 
+	if bind != nil { // acknowledged means buffered: commit the last buffer
+		c = newClient(t, p.url)
+		t.Logf("flush: %v", c.must(t, 200, "POST", fx.flush, nil))
+	}
 	waitDrained(t, fx.tableDir, pr.led)
 	p.stop(t, logPath)
 	ids, version, err := tableIDs(fx.tableDir)

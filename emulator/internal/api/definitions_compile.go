@@ -60,6 +60,7 @@ func (r resolver) Destination(_ context.Context, b definition.Binding, field fun
 	req := bindRequest{Type: b.Type, ItemID: b.ItemID, Table: b.Table, Database: b.Database, WorkspaceID: b.WorkspaceID}
 	req.IngestionMode = b.IngestionMode
 	req.ErrorPolicy, req.DeadLetterTopic, req.SchemaMode = b.Policy.ErrorPolicy, b.Policy.DeadLetterTopic, b.Policy.SchemaMode
+	req.batching = b.Batching
 	d, err := r.a.checkBinding(r.c, r.es, req, field)
 	if err != nil {
 		return definition.Target{}, err
@@ -71,6 +72,7 @@ func (r resolver) Destination(_ context.Context, b definition.Binding, field fun
 	target := definition.Target{Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: spec.Database,
 		Policy: policyOf(spec)}
 	target.IngestionMode = spec.IngestionMode
+	batchingTarget(&target, spec)
 	return target, nil
 }
 
@@ -94,6 +96,7 @@ func (a *API) planDefinition(c *call, es store.Item, def storedDefinition) (*def
 // through different chains, its own.
 func destinationOf(esID string, p *definition.Plan, d definition.Destination) store.Destination {
 	s := eventstream.Spec{Database: d.Target.Database, Name: d.Node.Name}
+	s.Batching = batchingSpec(d.Target)
 	if p.OwnOperators {
 		s.OwnOperators, s.Operators = true, d.Operators
 	}

@@ -43,6 +43,9 @@ type destinationJSON struct {
 	ErrorPolicy     string `json:"errorPolicy,omitempty"`
 	DeadLetterTopic string `json:"deadLetterTopic,omitempty"`
 	SchemaMode      string `json:"schemaMode,omitempty"`
+	// Batching is a Lakehouse destination's minimumRows and
+	// maximumDurationInSeconds (absent: it commits at once).
+	Batching *eventstream.Batching `json:"batching,omitempty"`
 }
 
 func (a *API) renderDestination(d store.Destination) destinationJSON {
@@ -52,6 +55,7 @@ func (a *API) renderDestination(d store.Destination) destinationJSON {
 		j.IngestionMode = cmp.Or(spec.IngestionMode, definition.ProcessedIngestion)
 	}
 	renderPolicy(&j, d, spec)
+	j.Batching = spec.Batching
 	if st, ok := a.rt.DrainStatus(d.ID); ok {
 		j.Delivery = map[string]any{"delivered": st.Written, "failedAttempts": st.Failures}
 		if st.Panics > 0 || st.Skipped > 0 {
@@ -64,6 +68,7 @@ func (a *API) renderDestination(d store.Destination) destinationJSON {
 		if st.Stopped {
 			j.Delivery["stopped"] = true // by the fail policy: resume starts it again
 		}
+		a.renderBuffer(d, j.Delivery)
 		if n, last := a.rt.Rejections(d.ID); n > 0 {
 			j.Delivery["rejectedRows"] = n
 			j.Delivery["lastRejection"] = last
@@ -89,6 +94,11 @@ type bindRequest struct {
 	ErrorPolicy     string `json:"errorPolicy"`
 	DeadLetterTopic string `json:"deadLetterTopic"`
 	SchemaMode      string `json:"schemaMode"`
+	// MinimumRows and MaximumDurationInSeconds make a Lakehouse
+	// destination batch (either set; batching.go).
+	MinimumRows              *int64                    `json:"minimumRows,omitempty"`
+	MaximumDurationInSeconds *int64                    `json:"maximumDurationInSeconds,omitempty"`
+	batching                 *definition.BatchSettings // a definition's Lakehouse node: it always batches
 }
 
 // bind serves POST …/eventstreams/{id}/destinations with
@@ -187,6 +197,13 @@ func (a *API) checkBinding(c *call, es store.Item, req bindRequest, field func(s
 		}
 	}
 	if spec, err = withPolicy(spec, es, typ, policySettings{req.ErrorPolicy, req.DeadLetterTopic, req.SchemaMode}, field); err != nil {
+		return store.Destination{}, err
+	}
+	bt, err := batchingOf(typ, req, field)
+	if err != nil {
+		return store.Destination{}, err
+	}
+	if spec, err = withBatching(spec, bt); err != nil {
 		return store.Destination{}, err
 	}
 	return store.Destination{EventstreamID: es.ID, Type: typ, WorkspaceID: wsID, ItemID: target.ID, Target: req.Table, Spec: spec}, nil
@@ -342,6 +359,9 @@ func rebindSpec(old, d store.Destination, native bool) (json.RawMessage, string,
 		s.Database = want.Database
 		s.IngestionMode = want.IngestionMode
 		s.ErrorPolicy, s.DeadLetterTopic, s.SchemaMode = want.ErrorPolicy, want.DeadLetterTopic, want.SchemaMode
+		if want.Batching != nil { // a native rebind changes batching only when it names it
+			s.Batching = want.Batching
+		}
 		spec = s.Encode()
 	}
 	if len(spec) == 0 {

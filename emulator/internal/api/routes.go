@@ -27,6 +27,8 @@ func (a *API) controlRoutes() {
 	a.handle("POST /_emulator/token", false, a.mintToken)
 	a.handle("GET /_emulator/health", false, a.health)
 	a.handle("POST /_emulator/kafka-endpoint", false, a.advertiseEndpoint)
+	a.handle("GET /_emulator/clock", false, a.getClock)
+	a.handle("POST /_emulator/clock", false, a.advanceClock)
 }
 
 // workspaceRoutes registers workspaces, their role assignments and folders.
@@ -88,6 +90,7 @@ func (a *API) eventstreamRoutes() {
 	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/pause", true, a.pauseDestination)
 	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/resume", true, a.resumeDestination)
 	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}", true, a.unbind)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/flush", true, a.flushDestination)
 	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/operators", true, a.setOperators)
 	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/operators", true, a.getOperators)
 	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/operators", true, a.deleteOperators)

@@ -52,6 +52,9 @@ func destinationNode(d store.Destination, input string) (map[string]any, error) 
 	switch d.Type {
 	case "Lakehouse":
 		props["deltaTable"] = d.Target
+		if spec.Batching != nil { // Fabric's names for a Lakehouse node's batching
+			props["minimumRows"], props["maximumDurationInSeconds"] = spec.Batching.MinimumRows, spec.Batching.MaximumDurationInSeconds
+		}
 	case "Eventhouse":
 		props["dataIngestionMode"], props["databaseName"], props["tableName"] = cmp.Or(spec.IngestionMode, definition.ProcessedIngestion), spec.Database, d.Target
 	}

@@ -72,6 +72,9 @@ func (c compiler) binding(n *Node) (b Binding, bind bool, err error) {
 	case n.Is("Lakehouse"):
 		n.Raw["type"] = "Lakehouse"
 		b = Binding{Type: "Lakehouse", Table: cmp.Or(n.Str("deltaTable"), n.Str("tableName"), n.Str("table"))}
+		if b.Batching, err = batchSettings(n); err != nil {
+			return b, false, err
+		}
 	case n.Is("Eventhouse"):
 		n.Raw["type"] = "Eventhouse"
 		if b, err = c.eventhouse(n); err != nil {
@@ -102,7 +105,8 @@ func (c compiler) binding(n *Node) (b Binding, bind bool, err error) {
 func destinationField(n *Node, typ string) func(string) string {
 	names := map[string]string{"type": "type", "itemId": "properties.itemId", "workspaceId": "properties.workspaceId", "database": "properties.databaseName",
 		"table":         map[string]string{"Lakehouse": "properties.deltaTable", "Eventhouse": "properties.tableName", "Reflex": "properties"}[typ],
-		"ingestionMode": "properties.dataIngestionMode"}
+		"ingestionMode": "properties.dataIngestionMode",
+		"minimumRows":   "properties.minimumRows", "maximumDurationInSeconds": "properties.maximumDurationInSeconds"}
 	if n.Str("databaseName") == "" && n.Str("kqlDatabaseId") != "" {
 		names["database"] = "properties.kqlDatabaseId" // DirectIngestion's
 	}

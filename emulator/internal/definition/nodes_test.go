@@ -3,6 +3,7 @@ package definition
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -108,16 +109,17 @@ func TestDestinationTypes(t *testing.T) {
 	p := mustCompile(t, r, topo(srcCE, defSt, `[]`, `[
 		{"name":"ce","type":"customEndpoint","inputNodes":[{"name":"main"}]},
 		{"name":"l1","type":"lakehouse","properties":{"itemId":"`+lakeID+`","deltaTable":"t1","workspaceId":"00000000-0000-0000-0000-000000000000"},"inputNodes":[{"name":"main"}]},
-		{"name":"l2","type":"Lakehouse","properties":{"itemId":"`+lakeID+`","tableName":"t2","workspaceId":"ws-2"},"inputNodes":[{"name":"main"}]},
+		{"name":"l2","type":"Lakehouse","properties":{"itemId":"`+lakeID+`","tableName":"t2","workspaceId":"ws-2","minimumRows":500},"inputNodes":[{"name":"main"}]},
 		{"name":"h","type":"Eventhouse","properties":{"itemId":"`+houseID+`","tableName":"ev","databaseName":"db"},"inputNodes":[{"name":"main"}]},
 		{"name":"a","type":"Activator","properties":{"itemId":"`+flowID+`"},"inputNodes":[{"name":"main"}]}]`))
-	want := []Binding{
-		{Type: "Lakehouse", ItemID: lakeID, Table: "t1"},
-		{Type: "Lakehouse", ItemID: lakeID, Table: "t2", WorkspaceID: "ws-2"},
+	rows := int64(500)
+	want := []Binding{ // a Lakehouse node's batching as written (nil: Fabric's default)
+		{Type: "Lakehouse", ItemID: lakeID, Table: "t1", Batching: &BatchSettings{}},
+		{Type: "Lakehouse", ItemID: lakeID, Table: "t2", WorkspaceID: "ws-2", Batching: &BatchSettings{MinimumRows: &rows}},
 		{Type: "Eventhouse", ItemID: houseID, Table: "ev", Database: "db", IngestionMode: ProcessedIngestion},
 		{Type: "Reflex", ItemID: flowID},
 	}
-	if !slices.Equal(r.bindings, want) {
+	if !reflect.DeepEqual(r.bindings, want) {
 		t.Fatalf("bindings\n got %+v\nwant %+v", r.bindings, want)
 	}
 	if len(p.Destinations) != 4 || p.Destinations[2].Target.Database != "db" || p.Destinations[3].Node.Name != "a" {

@@ -29,6 +29,16 @@ type Binding struct {
 	IngestionMode string
 	// Policy is the node's emulator extension (ExtensionKey), unchecked.
 	Policy Policy
+	// Batching is a Lakehouse node's minimumRows and
+	// maximumDurationInSeconds (nil for other types; nil fields: omitted,
+	// Fabric's defaults).
+	Batching *BatchSettings
+}
+
+// BatchSettings are a Lakehouse destination node's batching properties as
+// written (nil: omitted).
+type BatchSettings struct {
+	MinimumRows, MaximumDurationInSeconds *int64
 }
 
 // Target is a checked binding: where a destination delivers.
@@ -42,4 +52,7 @@ type Target struct {
 	IngestionMode string
 	// Policy is the destination's emulator settings, checked (defaults "").
 	Policy Policy
+	// MinimumRows and MaximumDurationInSeconds are a Lakehouse
+	// destination's batching, resolved (0: it commits at once).
+	MinimumRows, MaximumDurationInSeconds int64
 }

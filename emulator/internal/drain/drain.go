@@ -44,8 +44,9 @@ type Sink interface {
 const tickEvery = 500 * time.Millisecond
 
 // Ticker is implemented by sinks with work that time alone makes due (a
-// window closed by the wall clock): Tick runs after every poll, about twice
-// a second, with or without new records.
+// window closed by the clock, a batch held long enough): Tick runs after
+// every poll, about twice a second, with or without new records, with
+// Config.Now's time.
 type Ticker interface {
 	Tick(ctx context.Context, now time.Time) error
 }
@@ -75,6 +76,10 @@ type Config struct {
 	// are not committed and Status reports a *StoppedError until the
 	// drain is started again.
 	StopOnError bool
+	// Now is the clock a Ticker sink is ticked with (default time.Now):
+	// the emulator's controllable clock, so that advancing it closes
+	// windows and commits batches.
+	Now func() time.Time
 }
 
 // Drain is one running destination consumer.
@@ -106,6 +111,9 @@ func Start(ctx context.Context, cfg Config) (*Drain, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	pool, own := cfg.Pool, cfg.Pool == nil
 	if own {
@@ -267,7 +275,7 @@ func (d *Drain) tick(ctx context.Context) bool {
 	if !ok {
 		return true
 	}
-	err := guard(func() error { return t.Tick(ctx, time.Now()) })
+	err := guard(func() error { return t.Tick(ctx, d.cfg.Now()) })
 	if pe := (*PanicError)(nil); errors.As(err, &pe) {
 		d.notePanic("tick", Batch{}, pe)
 	}

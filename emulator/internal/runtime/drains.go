@@ -25,7 +25,8 @@ const DeliveryTimeout = 30 * time.Second
 type drainEntry struct {
 	dr   *drain.Drain
 	esID string
-	fp   string // the fingerprint of what it runs; Sync restarts it when it changes
+	fp   string     // the fingerprint of what it runs; Sync restarts it when it changes
+	sink *processor // nil for a Failed drain
 }
 
 // fingerprint is what a drain of d runs: the binding, the topic it reads and
@@ -47,26 +48,26 @@ func (rt *Runtime) startDrain(ctx context.Context, props eventstream.Model, d st
 		return err
 	}
 	fp := fingerprint(props, d)
-	dr, err := rt.launchDrain(ctx, props, d)
+	dr, sink, err := rt.launchDrain(ctx, props, d)
 	if err == nil {
-		rt.setDrain(d, dr, fp)
+		rt.setDrain(d, dr, fp, sink)
 		return nil
 	}
 	var fe *fabricerr.Error
 	if !errors.As(err, &fe) {
 		fe = fabricerr.New(http.StatusBadGateway, "DestinationFailed", "%s could not start: %v", describe(d), err).WithResource(d.ID, "Destination")
 	}
-	rt.setDrain(d, drain.Failed(fmt.Errorf("start the destination: %w", err)), fp)
+	rt.setDrain(d, drain.Failed(fmt.Errorf("start the destination: %w", err)), fp, nil)
 	return fe
 }
 
 // setDrain records d's drain; after Close it closes it instead (a Sync
 // that raced the shutdown).
-func (rt *Runtime) setDrain(d store.Destination, dr *drain.Drain, fp string) {
+func (rt *Runtime) setDrain(d store.Destination, dr *drain.Drain, fp string, sink *processor) {
 	rt.drainsMu.Lock()
 	closed := rt.closed
 	if !closed {
-		rt.drains[d.ID] = &drainEntry{dr: dr, esID: d.EventstreamID, fp: fp}
+		rt.drains[d.ID] = &drainEntry{dr: dr, esID: d.EventstreamID, fp: fp, sink: sink}
 	}
 	rt.drainsMu.Unlock()
 	if closed {
@@ -75,19 +76,19 @@ func (rt *Runtime) setDrain(d store.Destination, dr *drain.Drain, fp string) {
 }
 
 // launchDrain builds d's sink and starts its drain.
-func (rt *Runtime) launchDrain(ctx context.Context, props eventstream.Model, d store.Destination) (*drain.Drain, error) {
+func (rt *Runtime) launchDrain(ctx context.Context, props eventstream.Model, d store.Destination) (*drain.Drain, *processor, error) {
 	mk, ok := writers[d.Type]
 	if !ok {
-		return nil, fabricerr.BadParameter("type", "%s destinations are not available in this build", d.Type)
+		return nil, nil, fabricerr.BadParameter("type", "%s destinations are not available in this build", d.Type)
 	}
 	w, err := mk(rt, d)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w = rt.countOutput(d, w) // data insights
 	spec, err := eventstream.SpecOf(d)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ops, err := props.Pipeline()
 	if spec.OwnOperators {
@@ -96,34 +97,42 @@ func (rt *Runtime) launchDrain(ctx context.Context, props eventstream.Model, d s
 		ops, err = nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sink, err := newProcessor(ctx, rt.cfg.Store, d.ID, ops, w, rt.rejecterOf(d, rt.rejectedFile(d)), rt.cfg.Logger.With("destination", d.ID))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if spec.Batching != nil {
+		err = sink.enableBatching(ctx, *spec.Batching, rt.cfg.Now)
+	} else {
+		err = sink.commitLeftover(ctx, rt.cfg.Now)
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	topic := props.Default().Topic
 	if topic == "" {
-		return nil, fmt.Errorf("eventstream %s has no stream", d.EventstreamID)
+		return nil, nil, fmt.Errorf("eventstream %s has no stream", d.EventstreamID)
 	}
 	if err := rt.cfg.Broker.EnsureTopic(ctx, topic); err != nil {
-		return nil, KafkaError(err)
+		return nil, nil, KafkaError(err)
 	}
 	pool, err := rt.drainPool()
 	if err != nil {
-		return nil, KafkaError(err)
+		return nil, nil, KafkaError(err)
 	}
 	dr, err := drain.Start(ctx, drain.Config{
 		Topic: topic, Group: eventstream.DrainGroup(d.ID), Pool: pool,
-		Sink: rt.countInput(d, topic, sink), Logger: rt.cfg.Logger.With("destination", d.ID),
+		Sink: rt.countInput(d, topic, sink), Logger: rt.cfg.Logger.With("destination", d.ID), Now: rt.cfg.Now,
 		StopOnError: spec.ErrorPolicy == eventstream.PolicyFail,
 	})
 	if resume := (*drain.ResumeError)(nil); errors.As(err, &resume) {
-		return nil, err // the destination's own state, not Kafka
+		return nil, nil, err // the destination's own state, not Kafka
 	} else if err != nil {
-		return nil, KafkaError(err)
+		return nil, nil, KafkaError(err)
 	}
-	return dr, nil
+	return dr, sink, nil
 }
 
 // stopDrain stops destination id's drain (if any) and forgets it.

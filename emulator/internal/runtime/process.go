@@ -54,6 +54,7 @@ type processor struct {
 
 	mu      sync.Mutex
 	journal store.Journal
+	batch   *batcher // nil: every batch is committed at once
 }
 
 // newProcessor restores the destination's journal and operator state; a
@@ -153,16 +154,28 @@ func (p *processor) Write(ctx context.Context, b drain.Batch) error {
 	return p.commit(ctx, out, offsets)
 }
 
-// Tick emits the windows the wall clock has closed.
+// Tick emits the windows the clock has closed and commits a batching
+// destination's buffer once it is due.
 func (p *processor) Tick(ctx context.Context, now time.Time) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	defer p.restoreOnPanic()
-	if p.pipe == nil {
+	if p.pipe == nil && p.batch == nil {
 		return nil
 	}
 	if err := p.flushPending(ctx); err != nil {
 		return err
+	}
+	if err := p.closeWindows(ctx, now); err != nil {
+		return err
+	}
+	return p.commitDue(ctx, now)
+}
+
+// closeWindows emits the windows closed at now.
+func (p *processor) closeWindows(ctx context.Context, now time.Time) error {
+	if p.pipe == nil {
+		return nil
 	}
 	if at, ok := p.pipe.Deadline(); !ok || now.Before(at) {
 		return nil
@@ -174,8 +187,12 @@ func (p *processor) Tick(ctx context.Context, now time.Time) error {
 	return p.commit(ctx, out, p.pipe.Offsets())
 }
 
-// commit journals the batch under the next seq, writes it, and clears it.
+// commit journals the batch under the next seq, writes it, and clears it;
+// a batching destination buffers it instead.
 func (p *processor) commit(ctx context.Context, out []outRow, offsets map[int32]int64) error {
+	if p.batch != nil {
+		return p.buffer(ctx, out, offsets)
+	}
 	j := store.Journal{DestinationID: p.destID, Seq: p.journal.Seq, Offsets: offsets}
 	if p.pipe != nil {
 		state, err := p.pipe.Snapshot()

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/clock"
 	"github.com/fabrictest/fabrictest/emulator/internal/drain"
 	"github.com/fabrictest/fabrictest/emulator/internal/insights"
 	"github.com/fabrictest/fabrictest/emulator/internal/jobs"
@@ -27,8 +28,12 @@ type Config struct {
 	Store  *store.Store
 	Broker *broker.Broker
 	Logger *slog.Logger
-	// Now is the clock (default time.Now).
+	// Now is the wall clock under Clock (default time.Now); the runtime
+	// then reads Clock.Now for everything that waits on time.
 	Now func() time.Time
+	// Clock is the emulator's controllable clock (default: one over Now,
+	// not advanced).
+	Clock *clock.Clock
 	// OneLakeDir is the root of Lakehouse files: <OneLakeDir>/<ws>/<item>/Tables|Files.
 	OneLakeDir string
 	// KQLURL is the Kusto engine behind Eventhouses ("" when none is attached).
@@ -71,9 +76,10 @@ func (rt *Runtime) Insights(id string) *insights.Node { return rt.insights.Node(
 
 // New returns a runtime for cfg; nothing runs until Sync.
 func New(cfg Config) *Runtime {
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	if cfg.Clock == nil {
+		cfg.Clock = clock.New(cfg.Now)
 	}
+	cfg.Now = cfg.Clock.Now
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}

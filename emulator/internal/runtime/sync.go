@@ -103,10 +103,14 @@ func (rt *Runtime) drainIDsOf(esID string) []string {
 }
 
 // SyncAll syncs every stored Eventstream; the server calls it once at
-// start-up. A destination that cannot start does not stop the others or
+// start-up (first restoring the emulator clock a previous run advanced).
+// A destination that cannot start does not stop the others or
 // the server: it comes up Failed, with its error in the topology, and can
 // be deleted, updated or resumed (which tries again).
 func (rt *Runtime) SyncAll(ctx context.Context) error {
+	if err := rt.restoreClock(ctx); err != nil {
+		return fmt.Errorf("restore the emulator clock: %w", err)
+	}
 	if !rt.cfg.Broker.Enabled() {
 		return nil
 	}

@@ -44,8 +44,18 @@ func (s *Store) GetJournal(ctx context.Context, destID string) (Journal, error) 
 
 // PutJournal saves j, replacing what was there.
 func (s *Store) PutJournal(ctx context.Context, j Journal) error {
+	return putJournal(ctx, s.db, j)
+}
+
+// execer is a database or a transaction.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// putJournal saves j through db (the store's or a transaction).
+func putJournal(ctx context.Context, db execer, j Journal) error {
 	offs, _ := json.Marshal(j.Offsets)
-	_, err := s.db.ExecContext(ctx, `INSERT INTO journals(destination_id, seq, offsets, state, pending) VALUES(?,?,?,?,?)
+	_, err := db.ExecContext(ctx, `INSERT INTO journals(destination_id, seq, offsets, state, pending) VALUES(?,?,?,?,?)
 		ON CONFLICT(destination_id) DO UPDATE SET seq = excluded.seq, offsets = excluded.offsets, state = excluded.state, pending = excluded.pending`,
 		j.DestinationID, j.Seq, string(offs), j.State, j.Pending)
 	if err != nil {
