@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"sort"
 
 	"github.com/fabrictest/fabrictest/emulator/rows"
@@ -20,9 +19,9 @@ type FieldOrder struct {
 	Nested map[string]*FieldOrder
 }
 
-// JSONFieldOrder returns the member order of the JSON object in text,
-// nested objects included, and nil when text is not one JSON object (or
-// nests deeper than rows.MaxDepth). It reads text token by token, once: call
+// JSONFieldOrder returns the member order of the JSON object text starts
+// with, nested objects included, and nil when text does not start with a
+// whole JSON object (or it nests deeper than rows.MaxDepth). It reads text token by token, once: call
 // it for the row that makes a table's schema, not for every row.
 func JSONFieldOrder(text []byte) *FieldOrder {
 	dec := json.NewDecoder(bytes.NewReader(text))
@@ -34,10 +33,7 @@ func JSONFieldOrder(text []byte) *FieldOrder {
 	if err := o.members(dec, 1); err != nil {
 		return nil
 	}
-	if _, err := dec.Token(); err == nil || !errors.Is(err, io.EOF) {
-		return nil // more than one value
-	}
-	return o
+	return o // what follows the object is not read, as package rows does not
 }
 
 // errTooDeep stops JSONFieldOrder on a value nested beyond rows.MaxDepth.
