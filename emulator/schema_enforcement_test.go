@@ -95,6 +95,9 @@ func TestSchemaEnforcementFirstRecordMakesTheSchema(t *testing.T) {
 		if got := columnTypes(snap); len(got) != 2 || got["id"] != "long" || got["a"] != "string" {
 			t.Fatalf("columns %v, want id long and a string", got)
 		}
+		if got := columnsOf(t, l.dir); got != "id,a" {
+			t.Fatalf("columns read by delta-rs: %s, want id,a (the first record's order)", got)
+		}
 		if got := rowsOf(t, l.dir, "a", "id"); got != `[["str", "x"], ["NoneType", null]]` {
 			t.Fatalf("column a read by delta-rs: %s", got)
 		}
@@ -109,6 +112,39 @@ func TestSchemaEnforcementFirstRecordMakesTheSchema(t *testing.T) {
 			t.Fatalf("runtime logs %+v, want one warning about field b", nodeOf(l).Logs())
 		}
 	})
+}
+
+// columnsOf is the table's column names in the order of the Arrow schema
+// delta-rs reads.
+func columnsOf(t *testing.T, dir string) string {
+	t.Helper()
+	rs, err := testclients.DeltaRS(t.Context(), dir)
+	if err != nil {
+		t.Fatalf("delta-rs: %v", err)
+	}
+	return strings.Join(rs.Columns, ",")
+}
+
+// TestSchemaEnforcementColumnsInTheRecordsOrder: the first record makes
+// the schema, its columns and its objects' members in the order the
+// record has them, here the reverse of name order; later records, in any
+// order, do not move them.
+func TestSchemaEnforcementColumnsInTheRecordsOrder(t *testing.T) {
+	e := startEnv(t)
+	s := newStream(e)
+	l := bindLakehouse(t, s, "reversed")
+	produceInOrder(s, true, `{"zone":"eu","when":"2026-11-30T12:00:00Z","reading":{"v":1.5,"unit":"C"},"id":7}`,
+		`{"id":8,"reading":{"unit":"F","v":2},"when":"2026-11-30T12:01:00Z","zone":"us"}`)
+	snap := readTable(t, l.dir)
+	if got := columnsOf(t, l.dir); got != "zone,when,reading,id" {
+		t.Fatalf("columns read by delta-rs: %s, want zone,when,reading,id", got)
+	}
+	if got := snap.Schema.String(); got != "struct<zone:string,when:timestamp,reading:struct<v:double,unit:string>,id:long>" {
+		t.Fatalf("schema %s", got)
+	}
+	if got := rowsOf(t, l.dir, "zone", "id"); got != `[["str", "eu"], ["str", "us"]]` {
+		t.Fatalf("column zone read by delta-rs: %s", got)
+	}
 }
 
 func TestSchemaEnforcementLossyNumberIsAConversionError(t *testing.T) {

@@ -65,7 +65,14 @@
 //
 // Every column, struct member and array element is nullable. Existing
 // columns keep their order; new columns follow in name order, and new
-// struct members follow a struct's existing members in name order.
+// struct members follow a struct's existing members in name order. A row
+// (a Go map) does not keep the order of its members, so a new table's
+// columns come in name order too, unless AppendReport is told the member
+// order the producer wrote with WithFieldOrder (JSONFieldOrder reads it
+// from a JSON object's text): then a new table's columns, and the members
+// of its struct columns, follow the first row's order (under
+// SchemaEnforce, the first record's, see below), and the members it does
+// not name follow them in name order.
 //
 // Column names are the member names as they are, Unicode included, except
 // that the printable characters Spark rejects in column names (space , ; {
@@ -120,10 +127,11 @@
 //     batch, inferred as above from that record alone; the rows after it,
 //     in the same batch too, are projected onto that schema. A first
 //     record that makes no column ({}) or breaks a limit is rejected (as
-//     below), and the next record is first. Its columns come in name
-//     order, as under SchemaEvolve: a JSON object reaches the writer as a
-//     map, so the order of its members is not known here (Fabric's
-//     tables probably keep it).
+//     below), and the next record is first. Its columns, and the members
+//     of its objects, come in the record's own order when WithFieldOrder
+//     gives it (the emulator's Lakehouse destination does: {"id":1,"a":"x"}
+//     makes columns id, a, as the reading of Fabric has it), and in
+//     name order otherwise.
 //   - Every row is projected onto the table's schema, also a table made
 //     by another writer (delta-rs, Spark in a notebook), and the schema
 //     never changes. A member that names no column (or no member of a

@@ -40,13 +40,14 @@ type enforced struct {
 
 // enforce projects batch onto the table's schema by the schema
 // enforcement rules of the package documentation; a table without a
-// commit (exists false) takes its schema from the batch's first record. It
-// returns a *RowsError listing every row that cannot be written.
-func enforce(table Schema, exists bool, batch []rows.Row) (*enforced, error) {
+// commit (exists false) takes its schema from the batch's first record,
+// its columns in the member order order gives for that record. It returns
+// a *RowsError listing every row that cannot be written.
+func enforce(table Schema, exists bool, batch []rows.Row, order func(row int) *FieldOrder) (*enforced, error) {
 	var errs []error
 	start := 0
 	if !exists {
-		table, start, errs = firstRecordSchema(batch)
+		table, start, errs = firstRecordSchema(batch, order)
 	}
 	p := &projector{dropped: map[string]*DroppedField{}}
 	root := newShape("", StructOf(table.Fields...))
@@ -66,10 +67,11 @@ func enforce(table Schema, exists bool, batch []rows.Row) (*enforced, error) {
 }
 
 // firstRecordSchema infers a new table's schema from the first row that
-// makes at least one column; the rows before it, which make none or break
-// a limit, come back as errors. start is the index of that row
-// (len(batch) when there is none).
-func firstRecordSchema(batch []rows.Row) (schema Schema, start int, errs []error) {
+// makes at least one column, its columns and struct members in that row's
+// member order (order(row), asked for that row alone); the rows before
+// it, which make none or break a limit, come back as errors. start is the
+// index of that row (len(batch) when there is none).
+func firstRecordSchema(batch []rows.Row, order func(row int) *FieldOrder) (schema Schema, start int, errs []error) {
 	for i, r := range batch {
 		ev, err := evolve(Schema{}, batch[i:i+1])
 		switch {
@@ -78,7 +80,7 @@ func firstRecordSchema(batch []rows.Row) (schema Schema, start int, errs []error
 		case len(ev.schema.Fields) == 0:
 			errs = append(errs, &ConversionError{Row: i, Value: cutText(jsonText(r))})
 		default:
-			return ev.schema, i, errs
+			return Schema{Fields: ordered(ev.schema.Fields, order(i))}, i, errs
 		}
 	}
 	return Schema{}, len(batch), errs

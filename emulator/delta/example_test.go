@@ -171,12 +171,12 @@ func ExampleTable_AppendReport() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// The first record makes the schema; "b" is not a column, so it is
-	// dropped and reported.
-	r, err := tbl.AppendReport(ctx, []rows.Row{
-		rows.FromValue([]byte(`{"id":1,"a":"x"}`)),
-		rows.FromValue([]byte(`{"id":2,"b":"y"}`)),
-	})
+	// The first record makes the schema, its columns in the record's
+	// member order; "b" is not a column, so it is dropped and reported.
+	records := [][]byte{[]byte(`{"id":1,"a":"x"}`), []byte(`{"id":2,"b":"y"}`)}
+	order := func(row int) *delta.FieldOrder { return delta.JSONFieldOrder(records[row]) }
+	r, err := tbl.AppendReport(ctx, []rows.Row{rows.FromValue(records[0]), rows.FromValue(records[1])},
+		delta.WithFieldOrder(order), delta.WithTxn(delta.Txn{AppID: "ingest", Version: 1}))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func ExampleTable_AppendReport() {
 	r, err = tbl.AppendReport(ctx, batch[1:])
 	fmt.Println(r.Version, err)
 	// Output:
-	// 0 struct<a:string,id:long> [{b 1 "y"}]
+	// 0 struct<id:long,a:string> [{b 1 "y"}]
 	// field "id" of row 0 of the batch holds 1.5, which its long column (BigInt) cannot take without loss
 	// 1 <nil>
 }

@@ -111,3 +111,37 @@ func (m SchemaMode) String() string {
 func WithSchemaMode(m SchemaMode) Option {
 	return func(o *options) { o.mode = m }
 }
+
+// AppendOption configures one AppendReport call.
+type AppendOption func(*appendOptions)
+
+type appendOptions struct {
+	txns  []Txn
+	order func(row int) *FieldOrder
+}
+
+// WithTxn records txns with the commit, as Append's txns argument does.
+// Repeated, it adds to the txns of the earlier ones.
+func WithTxn(txns ...Txn) AppendOption {
+	return func(o *appendOptions) { o.txns = append(o.txns, txns...) }
+}
+
+// WithFieldOrder tells the append the order in which the producer wrote
+// each row's members (order(i) for row i of the batch; nil when it is not
+// known), which a row, a Go map, does not keep. A new table's columns,
+// and the members of its struct columns, follow the order of the record
+// that makes its schema (under SchemaEvolve, of the batch's first row):
+// the members it names come first, in its order, the others after them
+// in name order. Only that one row's order is asked for, so order may
+// compute it on demand. An existing table's columns never move.
+func WithFieldOrder(order func(row int) *FieldOrder) AppendOption {
+	return func(o *appendOptions) { o.order = order }
+}
+
+// orderOf is row i's field order, nil without WithFieldOrder.
+func (o *appendOptions) orderOf(i int) *FieldOrder {
+	if o.order == nil {
+		return nil
+	}
+	return o.order(i)
+}

@@ -123,17 +123,22 @@ func (t *Table) TxnVersion(appID string) (int64, bool, error) {
 // created but the log directory could not be synced, Append returns the new
 // version with the error, and the batch is in the table.
 func (t *Table) Append(ctx context.Context, batch []rows.Row, txns ...Txn) (version int64, err error) {
-	r, err := t.AppendReport(ctx, batch, txns...)
+	r, err := t.AppendReport(ctx, batch, WithTxn(txns...))
 	return r.Version, err
 }
 
-// AppendReport appends as Append does, and reports what schema
-// enforcement (SchemaEnforce) dropped from the rows it wrote: the values
-// of fields the table has no column for, counted by field path. On error
-// the report holds only the version Append would return.
-func (t *Table) AppendReport(ctx context.Context, batch []rows.Row, txns ...Txn) (Report, error) {
+// AppendReport appends as Append does, with the txns of WithTxn and the
+// member order of WithFieldOrder, and reports what schema enforcement
+// (SchemaEnforce) dropped from the rows it wrote: the values of fields the
+// table has no column for, counted by field path. On error the report
+// holds only the version Append would return.
+func (t *Table) AppendReport(ctx context.Context, batch []rows.Row, opts ...AppendOption) (Report, error) {
+	var ao appendOptions
+	for _, opt := range opts {
+		opt(&ao)
+	}
 	var staged stagedFile
-	v, err := t.appendStaged(ctx, batch, txns, &staged)
+	v, err := t.appendStaged(ctx, batch, &ao, &staged)
 	r := Report{Version: v}
 	if err == nil {
 		r.Dropped = staged.dropped
@@ -143,7 +148,8 @@ func (t *Table) AppendReport(ctx context.Context, batch []rows.Row, txns ...Txn)
 
 // appendStaged is Append, with the data file kept in staged across commit
 // attempts.
-func (t *Table) appendStaged(ctx context.Context, batch []rows.Row, txns []Txn, staged *stagedFile) (int64, error) {
+func (t *Table) appendStaged(ctx context.Context, batch []rows.Row, ao *appendOptions, staged *stagedFile) (int64, error) {
+	txns := ao.txns
 	if err := checkTxns(txns); err != nil {
 		return t.Version(), fmt.Errorf("append: %w", err)
 	}
@@ -173,7 +179,7 @@ func (t *Table) appendStaged(ctx context.Context, batch []rows.Row, txns []Txn, 
 		if err := checkTxnsUncommitted(&st, txns); err != nil {
 			return st.version, fmt.Errorf("append: %w", err)
 		}
-		schema, err := t.stageBatch(&st, batch, staged)
+		schema, err := t.stageBatch(&st, batch, ao, staged)
 		if err != nil {
 			return st.version, fmt.Errorf("append: %w", err)
 		}
@@ -237,7 +243,7 @@ type stagedFile struct {
 // stageBatch evolves the table's schema for batch and writes its data file
 // into staged, unless staged already holds one under the same schema. It
 // returns the schema to commit, nil for a commit of transactions alone.
-func (t *Table) stageBatch(st *tableState, batch []rows.Row, staged *stagedFile) (*Schema, error) {
+func (t *Table) stageBatch(st *tableState, batch []rows.Row, ao *appendOptions, staged *stagedFile) (*Schema, error) {
 	if len(batch) == 0 {
 		if st.version < 0 {
 			return nil, ErrNoColumns
@@ -245,11 +251,14 @@ func (t *Table) stageBatch(st *tableState, batch []rows.Row, staged *stagedFile)
 		return nil, nil
 	}
 	if t.o.mode == SchemaEnforce {
-		return t.stageEnforced(st, batch, staged)
+		return t.stageEnforced(st, batch, ao, staged)
 	}
 	ev, err := evolve(st.schema, batch)
 	if err != nil {
 		return nil, err
+	}
+	if st.version < 0 {
+		ev.schema.Fields = ordered(ev.schema.Fields, ao.orderOf(0))
 	}
 	if len(ev.schema.Fields) == 0 {
 		return nil, ErrNoColumns
@@ -266,10 +275,10 @@ func (t *Table) stageBatch(st *tableState, batch []rows.Row, staged *stagedFile)
 }
 
 // stageEnforced projects batch onto the table's schema (a new table's
-// from its first record) and writes the projected rows' data file into
+// from its first record, in that record's member order) and writes the projected rows' data file into
 // staged, unless staged already holds one under the same schema.
-func (t *Table) stageEnforced(st *tableState, batch []rows.Row, staged *stagedFile) (*Schema, error) {
-	en, err := enforce(st.schema, st.version >= 0, batch)
+func (t *Table) stageEnforced(st *tableState, batch []rows.Row, ao *appendOptions, staged *stagedFile) (*Schema, error) {
+	en, err := enforce(st.schema, st.version >= 0, batch, ao.orderOf)
 	if err != nil {
 		return nil, err
 	}

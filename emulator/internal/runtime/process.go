@@ -67,6 +67,9 @@ func newProcessor(ctx context.Context, st *store.Store, destID string, ops []pip
 			return nil, err
 		}
 		p.pipe = pipe
+		if co, ok := w.(columnOrderer); ok {
+			co.setOperatorColumns(pipe.Columns())
+		}
 	}
 	j, err := st.GetJournal(ctx, destID)
 	if errors.Is(err, store.ErrNotFound) {

@@ -25,7 +25,10 @@ import (
 // the rules): fields the table has no column for are not written, and are
 // counted in the destination's DroppedFields, with one runtime-log warning
 // per field; a row that cannot be projected onto the table's schema is a
-// data conversion error.
+// data conversion error. A new table's columns come in the first record's
+// member order (read from its JSON text), or, for rows made by operators,
+// in the order the operators define (pipeline.Columns; name order when
+// they define none).
 //
 // A row the table cannot hold (a value its column cannot take, a row with
 // no column in common with the table, two names for one column, a row
@@ -46,7 +49,13 @@ type lakehouseWriter struct {
 	now    func() time.Time // the runtime's clock, for runtime logs
 	// appendFn appends to the table; nil means table.AppendReport (tests
 	// replace it to make the writer panic).
-	appendFn func(context.Context, []rows.Row, ...delta.Txn) (delta.Report, error)
+	appendFn func(context.Context, []rows.Row, ...delta.AppendOption) (delta.Report, error)
+	// byOperators says the rows are made by the Eventstream's operators,
+	// whose output columns come in the order of opColumns (nil: name
+	// order); otherwise each row is its record, whose JSON text orders its
+	// members. Set before the first write.
+	byOperators bool
+	opColumns   []string
 
 	mu     sync.Mutex
 	warned map[string]bool // dropped field paths already in the runtime logs
@@ -192,7 +201,36 @@ func (w *lakehouseWriter) appendSafely(ctx context.Context, batch []rows.Row, ou
 	if appendFn == nil {
 		appendFn = w.table.AppendReport
 	}
-	return appendFn(ctx, batch, delta.Txn{AppID: w.dest.ID, Version: seq})
+	order := func(i int) *delta.FieldOrder { return w.fieldOrder(out[i]) }
+	return appendFn(ctx, batch, delta.WithTxn(delta.Txn{AppID: w.dest.ID, Version: seq}), delta.WithFieldOrder(order))
+}
+
+// columnOrderer is a writer that orders a new table's columns as the
+// rows' producer did: newProcessor tells it the rows are made by
+// operators, and their output column order (pipeline.Columns).
+type columnOrderer interface {
+	setOperatorColumns(cols []string)
+}
+
+// setOperatorColumns says the rows are made by operators whose output
+// columns come in the order of cols (nil: the order is not known).
+func (w *lakehouseWriter) setOperatorColumns(cols []string) {
+	w.byOperators, w.opColumns = true, cols
+}
+
+// fieldOrder is the member order of a row, which a new table's columns
+// follow (Fabric makes them from the first record as written): the
+// record's own JSON text for a row that is its record, the operators'
+// output columns for a row they made. The writer asks for it only for the
+// row that makes a table's schema.
+func (w *lakehouseWriter) fieldOrder(o outRow) *delta.FieldOrder {
+	if w.byOperators {
+		if w.opColumns == nil {
+			return nil
+		}
+		return &delta.FieldOrder{Names: w.opColumns}
+	}
+	return delta.JSONFieldOrder(o.Value)
 }
 
 // parkAll hands every row of a batch to the rejecter with one reason.

@@ -13,6 +13,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/insights"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/pipeline"
 	"github.com/fabrictest/fabrictest/emulator/rows"
 )
 
@@ -31,7 +32,7 @@ func TestLakehouseWriterRecoversPanics(t *testing.T) {
 		dest: store.Destination{ID: "d1", Target: "t"}, table: tbl, logger: slog.New(slog.DiscardHandler),
 		rej: &rejecter{file: rejected, stats: &rejections{}, now: time.Now},
 	}
-	w.appendFn = func(context.Context, []rows.Row, ...delta.Txn) (delta.Report, error) {
+	w.appendFn = func(context.Context, []rows.Row, ...delta.AppendOption) (delta.Report, error) {
 		panic("definition level out of range: 258 not in [0:255]")
 	}
 	out := []outRow{{Row: rows.Row{"a": 1}, Value: []byte(`{"a":1}`), Partition: 2, Offset: 40}}
@@ -82,7 +83,7 @@ func outRows(first int64, objects ...string) []outRow {
 
 // TestLakehouseWriterEnforcesByDefault follows fabric-docs "Add a
 // lakehouse destination to an eventstream": the first record makes the
-// schema, fields the table lacks are dropped (counted, one runtime-log
+// schema (its columns in the record's member order), fields the table lacks are dropped (counted, one runtime-log
 // warning per field), and rows that cannot be projected are data
 // conversion errors, parked with their reason.
 func TestLakehouseWriterEnforcesByDefault(t *testing.T) {
@@ -98,7 +99,7 @@ func TestLakehouseWriterEnforcesByDefault(t *testing.T) {
 		}
 	}
 	snap, err := delta.ReadTable(filepath.Join(lh, "Tables", "t"))
-	if err != nil || snap.Schema.String() != "struct<a:string,id:long>" || len(snap.Rows) != 4 {
+	if err != nil || snap.Schema.String() != "struct<id:long,a:string>" || len(snap.Rows) != 4 {
 		t.Fatalf("table: %v (%v)", snap, err)
 	}
 	node := rt.Insights("d1")
@@ -139,7 +140,7 @@ func TestLakehouseWriterEvolvesWhenBoundSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap, err := delta.ReadTable(filepath.Join(lh, "Tables", "t"))
-	if err != nil || snap.Schema.String() != "struct<a:string,id:long,b:string>" || len(snap.Rows) != 2 {
+	if err != nil || snap.Schema.String() != "struct<id:long,a:string,b:string>" || len(snap.Rows) != 2 {
 		t.Fatalf("table: %v (%v)", snap, err)
 	}
 	if c := rt.Insights("d1").Counters(); c[insights.DroppedFields] != 0 || c[insights.DataConversionErrors] != 1 {
@@ -153,5 +154,80 @@ func TestLakehouseWriterRefusesAnUnknownSchemaMode(t *testing.T) {
 		Spec: eventstream.Spec{SchemaMode: "merge"}.Encode()}
 	if _, err := writers["Lakehouse"](rt, d); err == nil || !strings.Contains(err.Error(), `"merge"`) {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestLakehouseColumnOrder: a new table's columns follow the first record's
+// member order (fabric-docs "Add a lakehouse destination to an
+// eventstream": the first record makes the schema), also when the records
+// before it are parked; rows made by operators follow the operators'
+// output columns, or name order when the operators do not define them.
+func TestLakehouseColumnOrder(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		ops     []string // setOperatorColumns' argument; nil: rows are their records
+		byOps   bool
+		objects []string
+		want    string
+	}{
+		{"record's order", nil, false, []string{`{"z":1,"m":{"y":2,"x":3},"a":4}`}, "struct<z:long,m:struct<y:long,x:long>,a:long>"},
+		{"after a parked record", nil, false, []string{`{}`, `{"y":1,"x":2}`}, "struct<y:long,x:long>"},
+		{"value that is no object", nil, false, []string{`plain text`}, "struct<value:string>"},
+		{"operators' columns", []string{"z", "ghost", "m"}, true, []string{`{"a":1,"m":{"y":2,"x":3},"z":4}`}, "struct<z:long,m:struct<x:long,y:long>,a:long>"},
+		{"operators without an order", nil, true, []string{`{"z":1,"a":2}`}, "struct<a:long,z:long>"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, w, lh := lakehouseFixture(t, eventstream.Spec{})
+			out := outRows(0, c.objects...)
+			if c.byOps {
+				w.(columnOrderer).setOperatorColumns(c.ops)
+				for i := range out {
+					out[i].Offset = -1 // as derived() makes them
+				}
+			}
+			if err := w.write(context.Background(), 1, out); err != nil {
+				t.Fatal(err)
+			}
+			snap, err := delta.ReadTable(filepath.Join(lh, "Tables", "t"))
+			if err != nil || snap.Schema.String() != c.want {
+				t.Fatalf("schema %v, want %s (%v)", snap.Schema, c.want, err)
+			}
+		})
+	}
+}
+
+// TestProcessorOrdersColumnsByOperators: through the processor, records
+// written as they are make columns in their member order, and a
+// ManageFields projection (Fabric's is a projection onto the columns it
+// lists, in their order) makes them in its order.
+func TestProcessorOrdersColumnsByOperators(t *testing.T) {
+	for _, c := range []struct {
+		ops, want string
+	}{
+		{"", "struct<z:long,m:long,a:long>"},
+		{`[{"type":"ManageFields","keep":["z","a"],"rename":{"z":"zed"}}]`, "struct<zed:long,a:long>"},
+	} {
+		st, dest := journalStore(t)
+		ctx := context.Background()
+		_, w, lh := lakehouseFixture(t, eventstream.Spec{})
+		var ops []pipeline.Operator
+		if c.ops != "" {
+			var err error
+			if ops, err = pipeline.Parse([]byte(c.ops)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rej, _ := testRejecter(t)
+		p, err := newProcessor(ctx, st, dest, ops, w, rej, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Write(ctx, records(`{"z":1,"m":2,"a":3}`)); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := delta.ReadTable(filepath.Join(lh, "Tables", "t"))
+		if err != nil || snap.Schema.String() != c.want {
+			t.Fatalf("operators %s: schema %v, want %s (%v)", c.ops, snap.Schema, c.want, err)
+		}
 	}
 }
