@@ -77,9 +77,15 @@ var _ = Describe("Custom endpoint over the Kafka protocol on Apache Kafka", Labe
 			Expect(producer.ProduceSync(ctx, &kgo.Record{Key: []byte(fmt.Sprint(i)), Value: v}).FirstErr()).To(Succeed())
 		}
 
-		By("finding the 8 events the Filter keeps in the Delta table, read by delta-rs")
+		By("finding the 8 events the Filter keeps in the Delta table, read by delta-rs, once the template's batching commits them (120 s of emulator clock)")
 		table := lh.Table("bikes")
-		Eventually(table).WithContext(ctx).WithTimeout(30 * time.Second).Should(fabrictest.HaveDeltaRows(8))
+		committed := func(n int) func(Gomega) {
+			return func(g Gomega) {
+				env.AdvanceClock(2 * time.Minute) // rows buffered by now are due
+				g.Expect(table).To(fabrictest.HaveDeltaRows(n))
+			}
+		}
+		Eventually(committed(8)).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 		rs := deltaRS(ctx, table.Dir)
 		Expect(rs.Rows).To(HaveLen(8))
 		for _, r := range rs.Rows {
@@ -115,7 +121,7 @@ var _ = Describe("Custom endpoint over the Kafka protocol on Apache Kafka", Labe
 		Expect(produceWith(ctx, conn.Bootstrap(), conn.AccessKeys.PrimaryConnectionString, conn.EventHubName)).To(MatchError(kerr.SaslAuthenticationFailed))
 		Expect(produceWith(ctx, conn.Bootstrap(), conn.AccessKeys.SecondaryConnectionString, conn.EventHubName)).To(Succeed())
 		Expect(produceWith(ctx, rotated.Bootstrap(), rotated.AccessKeys.PrimaryConnectionString, rotated.EventHubName)).To(Succeed())
-		Eventually(table).WithContext(ctx).WithTimeout(30 * time.Second).Should(fabrictest.HaveDeltaRows(10))
+		Eventually(committed(10)).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 	})
 })
 

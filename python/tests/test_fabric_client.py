@@ -247,12 +247,18 @@ def assert_holds(held: dict[str, Any], deployed: dict[str, Any], es_item: dict[s
         assert dest["properties"][k] == want["properties"][k], k
 
 
-def read_rows(table: Path, want: int, timeout: float = 20) -> list[dict[str, Any]]:
-    """The Delta table's rows once it has ``want`` of them (bounded wait)."""
+def read_rows(table: Path, want: int, emu: Emulator, timeout: float = 20) -> list[dict[str, Any]]:
+    """The Delta table's rows once it has ``want`` of them (bounded wait).
+
+    The template's Lakehouse destination batches as Fabric does (a file per
+    100,000 rows or 120 s): each try first advances the emulator's clock by
+    120 s, so rows buffered by then are committed without waiting."""
     from deltalake import DeltaTable
     deadline = time.monotonic() + timeout
     rows: list[dict[str, Any]] = []
     while time.monotonic() < deadline:
+        status, _, body = rest(emu, "POST", "/_emulator/clock", {"advanceSeconds": 120})
+        assert status == 200, body
         # A table exists from its first commit: the log directory can be
         # there a moment before the commit file is.
         if any((table / "_delta_log").glob("*.json")):
@@ -356,7 +362,7 @@ def test_fabric_cicd_deploys_and_redeploys_template_eventstream(emu: Emulator, c
     # The Filter fabric-cicd deployed runs: BikepointID "0" is dropped.
     datasource = es["properties"]["streams"][0]["id"]
     produce(emu, ws, es_id, datasource, ["BP1", "0"])
-    assert sorted(r["BikepointID"] for r in read_rows(table, 1)) == ["BP1"]
+    assert sorted(r["BikepointID"] for r in read_rows(table, 1, emu)) == ["BP1"]
 
     # 2. Second run with a changed definition: the Filter now drops "BP9"
     # instead of "0", and the description changes (updateMetadata=True).
@@ -378,7 +384,7 @@ def test_fabric_cicd_deploys_and_redeploys_template_eventstream(emu: Emulator, c
     assert parts2[".platform"]["metadata"]["description"] == "redeployed by fabric-cicd"
 
     produce(emu, ws, es_id, datasource, ["BP9", "0"])
-    assert sorted(r["BikepointID"] for r in read_rows(table, 2)) == ["0", "BP1"]
+    assert sorted(r["BikepointID"] for r in read_rows(table, 2, emu)) == ["0", "BP1"]
 
     # The routes fabric-cicd took; with --async-operations it followed each
     # 202 to /v1/operations/{id} and its /result.
@@ -495,7 +501,7 @@ def test_microsoft_fabric_api_creates_reads_and_updates_template_eventstream(emu
     status, _, lh_json = rest(emu, "GET", f"/v1/workspaces/{ws}/lakehouses/{lh.id}")
     assert status == 200, lh_json
     table = Path(lh_json["properties"]["oneLakeTablesPath"]) / "bikes"
-    assert sorted(r["BikepointID"] for r in read_rows(table, 2)) == ["BP1", "BP2"]
+    assert sorted(r["BikepointID"] for r in read_rows(table, 2, emu)) == ["BP1", "BP2"]
 
     # getDefinition through the SDK is what the emulator's REST answers.
     got = lro_result(client.eventstream.items.begin_get_eventstream_definition(ws, created.id))
