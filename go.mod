@@ -4,6 +4,8 @@ go 1.26.8
 
 require (
 	github.com/Azure/azure-kusto-go/azkustodata v1.2.3
+	github.com/MicahParks/jwkset v0.11.4
+	github.com/MicahParks/keyfunc/v3 v3.9.2
 	github.com/docker/go-connections v0.6.0
 	github.com/getkin/kin-openapi v0.153.0
 	github.com/goccy/go-json v0.12.0
@@ -19,6 +21,7 @@ require (
 	github.com/twmb/franz-go/pkg/kadm v1.20.0
 	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260918054303-01f206a7e32c
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1
+	golang.org/x/time v0.15.0
 	modernc.org/sqlite v1.62.0
 )
 
