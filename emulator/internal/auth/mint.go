@@ -12,6 +12,12 @@ import (
 // V1Issuer is the iss claim of Entra's v1.0 access tokens for tenant.
 func V1Issuer(tenant string) string { return "https://sts.windows.net/" + tenant + "/" }
 
+// signedClaims are Claims with a single audience written as a string.
+type signedClaims struct {
+	Claims
+	Audience string `json:"aud"`
+}
+
 // Mint returns a signed token and its expiry.
 func (i *Issuer) Mint(o MintOptions) (string, time.Time, error) {
 	o.Principal = cmp.Or(o.Principal, DefaultPrincipal)
@@ -47,7 +53,8 @@ func (i *Issuer) Mint(o MintOptions) (string, time.Time, error) {
 		c.IssuedAt = jwt.NewNumericDate(exp.Add(-time.Hour))
 		c.NotBefore = c.IssuedAt
 	}
-	t := jwt.NewWithClaims(jwt.SigningMethodRS256, c)
+	// Entra writes a single audience as a string, not a list.
+	t := jwt.NewWithClaims(jwt.SigningMethodRS256, signedClaims{Claims: c, Audience: o.Audience})
 	t.Header["kid"] = i.kid
 	t.Header["x5t"] = i.kid // Entra's v1.0 tokens repeat the key id as x5t
 	s, err := t.SignedString(i.key)

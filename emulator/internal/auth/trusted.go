@@ -155,7 +155,7 @@ func (t *TrustedIssuer) keySet(jwksURI string) (keyfunc.Keyfunc, error) {
 		Client:                    t.client,
 		HTTPTimeout:               fetchTimeout,
 		NoErrorReturnFirstHTTPReq: &noFirstErr,
-		RateLimitWaitMax:          time.Millisecond, // an unknown kid within refreshEvery fails at once
+		RateLimitWaitMax:          time.Second, // an unknown kid within refreshEvery of the last refresh fails at once
 		RefreshUnknownKID:         rate.NewLimiter(rate.Every(refreshEvery), 1),
 		RefreshErrorHandlerFunc: func(u string) func(context.Context, error) {
 			return func(_ context.Context, err error) {
