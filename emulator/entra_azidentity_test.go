@@ -135,7 +135,7 @@ func TestAzidentityClientSecretCredentialWithFabricAPI(t *testing.T) {
 	}
 }
 
-func TestAzidentityEnvironmentCredential(t *testing.T) {
+func TestAzidentityEnvironmentAndDefaultCredential(t *testing.T) {
 	e := startTLSEnv(t)
 	t.Setenv("AZURE_TENANT_ID", spTenant)
 	t.Setenv("AZURE_CLIENT_ID", spClientID)
@@ -150,6 +150,18 @@ func TestAzidentityEnvironmentCredential(t *testing.T) {
 	status, list := e.send(e.fabricPipeline(cred), "GET", "/v1/workspaces", nil)
 	if status != 200 || list["value"] == nil {
 		t.Fatalf("list workspaces: %d %v", status, list)
+	}
+	// DefaultAzureCredential reads the same variables (its first link is
+	// EnvironmentCredential).
+	dac, err := azidentity.NewDefaultAzureCredential(&azidentity.DefaultAzureCredentialOptions{
+		ClientOptions: azcore.ClientOptions{Transport: e.hs.Client()}, DisableInstanceDiscovery: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, ws := e.send(e.fabricPipeline(dac), "POST", "/v1/workspaces", map[string]any{"displayName": "dac"})
+	if status != 201 {
+		t.Fatalf("create workspace with DefaultAzureCredential: %d %v", status, ws)
 	}
 }
 
