@@ -202,3 +202,22 @@ func TestEntraStrictRegistryAndTenant(t *testing.T) {
 		t.Fatalf("other tenant: %d %v", status, body)
 	}
 }
+
+// TestAnotherEmulatorAsTrustedIssuer: the seed's setup, where tokens come
+// from another Entra emulator. Emulator B trusts emulator A's v2.0
+// authority; A's client-credentials tokens (v1.0, iss sts.windows.net)
+// are accepted by B, and B's own still are.
+func TestAnotherEmulatorAsTrustedIssuer(t *testing.T) {
+	a := startEnv(t)
+	b := startEnv(t, emulator.WithTrustedIssuer(a.url+"/"+spTenant+"/v2.0"))
+	fromA := a.spToken(fabricDefault)
+	ws := b.must(201, b.callAs(fromA, "POST", "/v1/workspaces", map[string]any{"displayName": "from-a"})).str("id")
+	b.must(200, b.callAs(fromA, "GET", "/v1/workspaces/"+ws+"/roleAssignments/"+emulator.ServicePrincipalID(spClientID), nil))
+	b.must(200, b.call("GET", "/v1/workspaces", nil))
+	// A token of A for another tenant is not A's tenant's: refused.
+	status, body := a.clientCredentials("0a0b0c0d-0000-0000-0000-000000000001", spClientID, spSecret, fabricDefault)
+	if status != 200 {
+		t.Fatalf("token for another tenant: %d %v", status, body)
+	}
+	b.wantError(b.callAs(body["access_token"].(string), "GET", "/v1/workspaces", nil), 401, "InvalidToken")
+}
