@@ -14,6 +14,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/api"
 	"github.com/fabrictest/fabrictest/emulator/internal/auth"
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/entra"
 	"github.com/fabrictest/fabrictest/emulator/internal/gateway"
 	"github.com/fabrictest/fabrictest/emulator/internal/jobs"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
@@ -23,16 +24,18 @@ import (
 // Server is one emulator: metadata store, token issuer, Kafka broker and the
 // HTTP API over them.
 type Server struct {
-	cfg    config
-	store  *store.Store
-	issuer *auth.Issuer
-	broker *broker.Broker
-	api    *api.API
-	rt     *runtime.Runtime // the drains and sources behind the API
-	gw     *gateway.Gateway // the custom endpoint's Kafka surface (nil: off)
-	jobs   *jobs.Runner
-	http   *http.Server
-	tmpDir string // OneLake files when there is no data dir
+	cfg     config
+	store   *store.Store
+	issuer  *auth.Issuer
+	entra   *entra.Service        // the Entra-compatible token service
+	trusted []*auth.TrustedIssuer // other issuers whose tokens are accepted
+	broker  *broker.Broker
+	api     *api.API
+	rt      *runtime.Runtime // the drains and sources behind the API
+	gw      *gateway.Gateway // the custom endpoint's Kafka surface (nil: off)
+	jobs    *jobs.Runner
+	http    *http.Server
+	tmpDir  string // OneLake files when there is no data dir
 
 	closeMu sync.Mutex // one closeAll at a time
 }
@@ -77,6 +80,11 @@ func New(opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	verifier, svc, err := s.identity()
+	if err != nil {
+		return nil, err
+	}
+	s.entra = svc
 	if s.store, err = store.Open(cfg.dataDir); err != nil {
 		return nil, err
 	}
@@ -96,7 +104,7 @@ func New(opts ...Option) (*Server, error) {
 		KQLURL: cfg.kqlURL, Jobs: s.jobs, ProduceTimeout: cfg.produceTimeout,
 		SampleInterval: cfg.sampleInterval, SampleBatch: cfg.sampleBatch})
 	s.api = api.New(api.Config{Runtime: s.rt,
-		Store: s.store, Broker: s.broker, Issuer: s.issuer, Logger: cfg.logger,
+		Store: s.store, Broker: s.broker, Issuer: s.issuer, Verifier: verifier, Entra: svc, Logger: cfg.logger,
 		PageSize: cfg.pageSize, MaxRequestBytes: cfg.maxRequestBytes, OneLakeDir: oneLake, KQLURL: cfg.kqlURL, Jobs: s.jobs,
 		Advertised: cfg.advertised, RemoteTokens: cfg.remoteTokens, ProduceTimeout: cfg.produceTimeout,
 		AsyncOperations: cfg.asyncOperations, WriteTimeout: t.Write,
@@ -174,6 +182,9 @@ func (s *Server) closeAll(ctx context.Context) error {
 	}
 	if s.api != nil {
 		s.api.CloseOperations()
+	}
+	for _, t := range s.trusted {
+		t.Close()
 	}
 	if s.rt != nil {
 		errs = append(errs, s.rt.Close(ctx))

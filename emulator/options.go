@@ -5,6 +5,7 @@ import (
 	"errors"
 	"github.com/fabrictest/fabrictest/emulator/internal/auth"
 	"log/slog"
+	"net/http"
 	"strings"
 	"time"
 )
@@ -29,6 +30,11 @@ type config struct {
 	endpointAddr    string // the custom endpoint's Kafka listener; "off" disables it
 	endpointAdv     string
 	httpTimeouts    HTTPTimeouts
+	entraApps       []EntraApp   // the strict registry's applications
+	entraStrict     bool         // only entraApps get tokens
+	entraTenant     string       // the one tenant ("": any)
+	trustedIssuers  []string     // other OpenID issuers' URLs
+	issuerClient    *http.Client // reads trusted issuers' documents
 }
 
 func defaults() config {

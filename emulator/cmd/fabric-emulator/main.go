@@ -90,7 +90,12 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	endpoint := fs.String("kafka-endpoint", env("FABRIC_KAFKA_ENDPOINT", "127.0.0.1:9093"), "listen address of the custom endpoint's Kafka surface (SASL PLAIN with the connection strings of CustomEndpoint nodes); 127.0.0.1:0 picks a free port, off turns it off (FABRIC_KAFKA_ENDPOINT)")
 	endpointAdv := fs.String("kafka-endpoint-advertised", env("FABRIC_KAFKA_ENDPOINT_ADVERTISED", ""), "host:port connection strings name when clients reach --kafka-endpoint by another address (FABRIC_KAFKA_ENDPOINT_ADVERTISED)")
 	verbose := fs.Bool("v", false, "log every server-side failure at debug detail")
+	identity := identityFlags(fs)
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	identityOpts, err := identity()
+	if err != nil {
 		return err
 	}
 	level := slog.LevelInfo
@@ -118,6 +123,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if *asyncOps {
 		opts = append(opts, emulator.WithAsyncOperations())
 	}
+	opts = append(opts, identityOpts...)
 	listeners := serveListenFlags(*addr, *endpoint, *kafkaPort)
 	srv, err := emulator.New(opts...)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator/internal/auth"
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/entra"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/jobs"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
@@ -31,7 +32,12 @@ type Config struct {
 	// Runtime runs what the API stores (default: one made from this Config).
 	Runtime *runtime.Runtime
 	Issuer  *auth.Issuer
-	Logger  *slog.Logger
+	// Verifier checks bearer tokens (default: the Issuer's own tokens only).
+	Verifier *auth.Verifier
+	// Entra is the Entra-compatible token service (default: an open one
+	// over Issuer).
+	Entra  *entra.Service
+	Logger *slog.Logger
 	// PageSize is the largest page a list route answers (default 100).
 	PageSize int
 	// MaxRequestBytes caps request bodies (default DefaultMaxRequestBytes).
@@ -104,6 +110,12 @@ func New(cfg Config) *API {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Verifier == nil {
+		cfg.Verifier = auth.NewVerifier(cfg.Issuer)
+	}
+	if cfg.Entra == nil {
+		cfg.Entra = entra.New(entra.Config{Issuer: cfg.Issuer, Logger: cfg.Logger, Now: cfg.Now, Resources: nonEmpty(cfg.KQLURL)})
+	}
 	rt := cfg.Runtime
 	if rt == nil {
 		rt = runtime.New(runtime.Config{Store: cfg.Store, Broker: cfg.Broker, Logger: cfg.Logger, Now: cfg.Now,
@@ -130,8 +142,9 @@ func (a *API) handle(pattern string, authenticated bool, fn endpoint) {
 	a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		c := &call{w: w, r: r, id: w.Header().Get(fabricerr.HeaderRequestID)}
 		if authenticated {
-			claims, err := a.cfg.Issuer.Verify(r.Header.Get("Authorization"))
+			claims, err := a.cfg.Verifier.Verify(r.Context(), r.Header.Get("Authorization"))
 			if err != nil {
+				a.cfg.Logger.Warn("bearer token refused", "method", r.Method, "path", r.URL.Path, "requestId", c.id, "reason", err)
 				fabricerr.Write(w, c.id, authError(err))
 				return
 			}

@@ -19,6 +19,7 @@ func (a *API) routes() {
 	a.connectionRoutes()
 	a.dataPlaneRoutes()
 	a.insightsRoutes()
+	a.entraRoutes()
 }
 
 // controlRoutes registers the emulator's control plane.

@@ -4,7 +4,22 @@
 // Tokens are RS256 JWTs signed with a key the emulator owns (kept under its
 // data directory so tokens survive a restart). They carry the claims Fabric
 // clients see in real Entra tokens: oid (the principal id the emulator uses
-// for workspace roles), tid, aud, scp, iat, nbf and exp.
+// for workspace roles), tid, aud, iat, nbf and exp; user tokens (the
+// emulator-native POST /_emulator/token) carry scp, application tokens (the
+// client-credentials grant of the Entra token service) carry appid,
+// appidacr and idtyp=app.
+//
+// Application tokens are Entra v1.0 access tokens (ver "1.0", iss
+// https://sts.windows.net/{tid}/): Fabric, Power BI, Azure Storage and
+// Kusto are resources whose tokens Entra issues in the v1.0 format, whichever
+// endpoint (v1 or v2) the client asked. Microsoft's access-token claims
+// reference lists appid and appidacr as v1.0 claims and azp/azpacr as their
+// v2.0 replacements, so the emulator's tokens carry appid, not azp; a v2.0
+// token from a trusted issuer is read by azp.
+//
+// A Verifier accepts the emulator's own tokens and, with TrustedIssuer,
+// tokens signed by another OpenID issuer's keys (its discovery document's
+// jwks_uri, fetched, cached and refreshed on an unknown key id).
 package auth
 
 import (
@@ -16,23 +31,26 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
 )
 
-// Audiences Fabric accepts: the Fabric API and the Power BI API.
+// Audiences Fabric accepts (the Fabric API and the Power BI API), and the
+// other resources the Entra token service issues tokens for.
 const (
 	AudienceFabric  = "https://api.fabric.microsoft.com"
 	AudiencePowerBI = "https://analysis.windows.net/powerbi/api"
+	AudienceStorage = "https://storage.azure.com"
+	AudienceKusto   = "https://kusto.kusto.windows.net"
 )
 
 // DefaultPrincipal is the oid of tokens minted without an explicit principal.
 const DefaultPrincipal = "00000000-0000-0000-0000-00000000a11c"
 
-// TenantID is the tid claim of every minted token.
+// TenantID is the emulator's default tenant: the tid claim of tokens
+// minted without another tenant.
 const TenantID = "00000000-0000-0000-0000-0000000000f1"
 
 // DefaultTTL is how long a minted token is valid unless asked otherwise.
@@ -48,12 +66,27 @@ var (
 	ErrInvalid = errors.New("token invalid")
 )
 
-// Claims are the claims of an emulator token.
+// Claims are the claims of an emulator token (and those read from a
+// trusted issuer's token).
 type Claims struct {
 	ObjectID string `json:"oid"`
 	TenantID string `json:"tid"`
 	Name     string `json:"name,omitempty"`
 	Scope    string `json:"scp,omitempty"`
+	// AppID is the client id of an application token (v1.0 tokens).
+	AppID string `json:"appid,omitempty"`
+	// AppIDACR is how the application authenticated: "1" for a secret.
+	AppIDACR string `json:"appidacr,omitempty"`
+	// AuthorizedParty is the client id in v2.0 tokens (trusted issuers).
+	AuthorizedParty string `json:"azp,omitempty"`
+	// IDType is "app" for application tokens.
+	IDType string `json:"idtyp,omitempty"`
+	// IdP is the identity provider (the issuer, for application tokens).
+	IdP string `json:"idp,omitempty"`
+	// Version is the token format: "1.0" or "2.0".
+	Version string `json:"ver,omitempty"`
+	// TokenID is Entra's per-token identifier.
+	TokenID string `json:"uti,omitempty"`
 	jwt.RegisteredClaims
 }
 
@@ -64,6 +97,11 @@ type MintOptions struct {
 	Name      string        // display name claim
 	Audience  string        // AudienceFabric when empty
 	TTL       time.Duration // DefaultTTL when zero; negative mints an already expired token
+	// AppID, when set, mints an application token (client credentials):
+	// appid, appidacr "1", idtyp "app", no scp.
+	AppID string
+	// Tenant is the tid claim (TenantID when empty).
+	Tenant string
 }
 
 // Issuer signs and verifies tokens with one RSA key.
@@ -122,81 +160,8 @@ func newIssuer(key *rsa.PrivateKey) *Issuer {
 	return &Issuer{key: key, kid: uuid.NewSHA1(uuid.NameSpaceOID, der).String()[:8], now: time.Now}
 }
 
-// Mint returns a signed token and its expiry.
-func (i *Issuer) Mint(o MintOptions) (string, time.Time, error) {
-	if o.Principal == "" {
-		o.Principal = DefaultPrincipal
-	}
-	if o.Audience == "" {
-		o.Audience = AudienceFabric
-	}
-	if o.TTL == 0 {
-		o.TTL = DefaultTTL
-	}
-	now := i.now()
-	exp := now.Add(o.TTL)
-	c := Claims{
-		ObjectID: o.Principal,
-		TenantID: TenantID,
-		Name:     o.Name,
-		Scope:    "Workspace.ReadWrite.All Item.ReadWrite.All Item.Execute.All",
-		RegisteredClaims: jwt.RegisteredClaims{
-			Issuer:    "https://sts.windows.net/" + TenantID + "/",
-			Subject:   o.Principal,
-			Audience:  jwt.ClaimStrings{o.Audience},
-			IssuedAt:  jwt.NewNumericDate(now.Add(-time.Minute)),
-			NotBefore: jwt.NewNumericDate(now.Add(-time.Minute)),
-			ExpiresAt: jwt.NewNumericDate(exp),
-			ID:        uuid.NewString(),
-		},
-	}
-	if o.TTL < 0 { // an expired token must still have iat/nbf before exp
-		c.IssuedAt = jwt.NewNumericDate(exp.Add(-time.Hour))
-		c.NotBefore = c.IssuedAt
-	}
-	t := jwt.NewWithClaims(jwt.SigningMethodRS256, c)
-	t.Header["kid"] = i.kid
-	s, err := t.SignedString(i.key)
-	if err != nil {
-		return "", time.Time{}, fmt.Errorf("sign token: %w", err)
-	}
-	return s, exp, nil
-}
+// KeyID is the kid header of the tokens this Issuer signs.
+func (i *Issuer) KeyID() string { return i.kid }
 
-// Verify checks an Authorization header value ("Bearer <jwt>") and returns
-// the token's claims. The error wraps ErrMissing, ErrExpired or ErrInvalid.
-func (i *Issuer) Verify(authorization string) (*Claims, error) {
-	scheme, tok, ok := strings.Cut(strings.TrimSpace(authorization), " ")
-	if authorization == "" {
-		return nil, ErrMissing
-	}
-	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
-		return nil, fmt.Errorf("%w: the Authorization header must be 'Bearer <token>'", ErrInvalid)
-	}
-	var c Claims
-	_, err := jwt.ParseWithClaims(strings.TrimSpace(tok), &c, func(*jwt.Token) (any, error) { return &i.key.PublicKey, nil },
-		jwt.WithValidMethods([]string{"RS256"}),
-		jwt.WithExpirationRequired(),
-		jwt.WithTimeFunc(i.now),
-	)
-	switch {
-	case errors.Is(err, jwt.ErrTokenExpired):
-		return nil, fmt.Errorf("%w: %v", ErrExpired, err)
-	case err != nil:
-		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
-	}
-	audOK := false
-	for _, a := range c.Audience {
-		a = strings.TrimSuffix(a, "/")
-		if a == AudienceFabric || a == AudiencePowerBI {
-			audOK = true
-		}
-	}
-	if !audOK {
-		return nil, fmt.Errorf("%w: audience %v is neither %s nor %s", ErrInvalid, []string(c.Audience), AudienceFabric, AudiencePowerBI)
-	}
-	if _, err := uuid.Parse(c.ObjectID); err != nil {
-		return nil, fmt.Errorf("%w: oid claim %q is not a GUID", ErrInvalid, c.ObjectID)
-	}
-	return &c, nil
-}
+// SetClock replaces the Issuer's clock (tests).
+func (i *Issuer) SetClock(now func() time.Time) { i.now = now }
