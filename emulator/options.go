@@ -29,6 +29,7 @@ type config struct {
 	endpointAddr    string // the custom endpoint's Kafka listener; "off" disables it
 	endpointAdv     string
 	httpTimeouts    HTTPTimeouts
+	tls             tlsSettings // WithTLS, WithTLSCertificate
 }
 
 func defaults() config {

@@ -27,6 +27,7 @@ func (a *API) controlRoutes() {
 	a.handle("POST /_emulator/token", false, a.mintToken)
 	a.handle("GET /_emulator/health", false, a.health)
 	a.handle("POST /_emulator/kafka-endpoint", false, a.advertiseEndpoint)
+	a.handle("GET /_emulator/ca.pem", false, a.caCertificate)
 }
 
 // workspaceRoutes registers workspaces, their role assignments and folders.
