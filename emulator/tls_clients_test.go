@@ -181,3 +181,50 @@ func runFailing(t *testing.T, stdin []byte, name string, args ...string) string 
 	t.Logf("%s failed as it should: %s", filepath.Base(name), strings.TrimSpace(stderr.String()))
 	return stderr.String()
 }
+
+// pythonHTTPS asks the health route with azure-core's pipeline (the
+// transport of Microsoft's Python SDKs, over requests) trusting the CA by
+// REQUESTS_CA_BUNDLE, and with the standard library's urllib trusting it
+// by SSL_CERT_FILE; then once with neither, which must fail verification.
+const pythonHTTPS = `
+import sys, urllib.request
+from azure.core import PipelineClient
+from azure.core.rest import HttpRequest
+url = sys.argv[1] + "/_emulator/health"
+if sys.argv[2] == "azure-core":
+    print(PipelineClient(base_url=sys.argv[1]).send_request(HttpRequest("GET", url)).status_code)
+else:
+    print(urllib.request.urlopen(url).status)
+`
+
+// TestTLSPythonCABundle: the README's settings for Python HTTP clients
+// (REQUESTS_CA_BUNDLE for requests and azure-core, SSL_CERT_FILE for the
+// ssl module's default context) are all it takes; without them the
+// emulator's certificate is refused.
+func TestTLSPythonCABundle(t *testing.T) {
+	py, err := testclients.DeltaPython()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := deployTLSEndpoint(t)
+	var base []string // the environment without any CA bundle setting
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "REQUESTS_CA_BUNDLE" && k != "CURL_CA_BUNDLE" && k != "SSL_CERT_FILE" {
+			base = append(base, kv)
+		}
+	}
+	for _, c := range []struct{ client, env string }{{"azure-core", "REQUESTS_CA_BUNDLE"}, {"urllib", "SSL_CERT_FILE"}} {
+		cmd := exec.CommandContext(t.Context(), py, "-c", pythonHTTPS, f.e.url, c.client)
+		cmd.Env = append(base, c.env+"="+f.caFile)
+		out, err := cmd.CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != "200" {
+			t.Fatalf("%s with %s: %v: %s", c.client, c.env, err, out)
+		}
+		cmd = exec.CommandContext(t.Context(), py, "-c", pythonHTTPS, f.e.url, c.client)
+		cmd.Env = base
+		out, err = cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "CERTIFICATE_VERIFY_FAILED") {
+			t.Fatalf("%s without %s: %v: %s; want a verification failure", c.client, c.env, err, out)
+		}
+	}
+}
