@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/api"
@@ -36,7 +37,9 @@ type Server struct {
 	http   *http.Server
 	tmpDir string // OneLake files when there is no data dir
 
-	tlsMaterial *tlsca.Material // nil: plain HTTP and SASL_PLAINTEXT
+	tlsMaterial *tlsca.Material                // as started; nil: plain HTTP and SASL_PLAINTEXT
+	tlsCurrent  atomic.Pointer[tlsca.Material] // what listeners serve (nameTLS may renew it)
+	tlsMu       sync.Mutex                     // one nameTLS at a time
 
 	closeMu sync.Mutex // one closeAll at a time
 }
@@ -264,7 +267,7 @@ func (s *Server) startEndpoint() error {
 		return fmt.Errorf("start kafka endpoint: %w", err)
 	}
 	s.gw = gw
-	s.api.AttachGateway(gw)
+	s.api.AttachGateway(tlsAdvertiser{gw, s})
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"net"
 	"path/filepath"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/gateway"
 	"github.com/fabrictest/fabrictest/emulator/internal/tlsca"
 )
 
@@ -33,7 +34,46 @@ func (s *Server) loadTLS() error {
 		s.cfg.logger.Info("tls: made a server certificate", "names", m.Names, "dir", dir)
 	}
 	s.tlsMaterial = m
+	s.tlsCurrent.Store(m)
 	return nil
+}
+
+// nameTLS makes the server certificate carry host too, for an endpoint
+// advertised at run time under a name the certificate lacks (the CA stays;
+// clients connecting from then on get the new certificate).
+func (s *Server) nameTLS(host string) error {
+	m := s.tlsCurrent.Load()
+	if m == nil || host == "" {
+		return nil
+	}
+	s.tlsMu.Lock()
+	defer s.tlsMu.Unlock()
+	next, err := s.tlsCurrent.Load().WithNames(host)
+	if err != nil {
+		return fmt.Errorf("tls: %w", err)
+	}
+	if next.Made {
+		s.cfg.logger.Info("tls: made a server certificate for an advertised host", "names", next.Names)
+	}
+	s.tlsCurrent.Store(next)
+	return nil
+}
+
+// tlsAdvertiser is the gateway as the API sees it: advertising a host adds
+// it to the server certificate first.
+type tlsAdvertiser struct {
+	*gateway.Gateway
+	s *Server
+}
+
+// Advertise implements api.Gateway.
+func (a tlsAdvertiser) Advertise(hostport string) error {
+	if host, _, err := net.SplitHostPort(hostport); err == nil {
+		if err := a.s.nameTLS(host); err != nil {
+			return err
+		}
+	}
+	return a.Gateway.Advertise(hostport)
 }
 
 // tlsNames are the names the server certificate carries besides the
@@ -57,7 +97,8 @@ func (s *Server) serverTLS(protos ...string) *tls.Config {
 	if s.tlsMaterial == nil {
 		return nil
 	}
-	return &tls.Config{Certificates: []tls.Certificate{s.tlsMaterial.Cert}, MinVersion: tls.VersionTLS12, NextProtos: protos}
+	get := func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return &s.tlsCurrent.Load().Cert, nil }
+	return &tls.Config{GetCertificate: get, MinVersion: tls.VersionTLS12, NextProtos: protos}
 }
 
 // TLS reports whether the server serves HTTPS and SASL_SSL (WithTLS).

@@ -142,6 +142,39 @@ func TestTLSDataDir(t *testing.T) {
 	conn.Close()
 }
 
+// TestTLSAdvertiseNewHost: advertising the endpoint under a host the
+// certificate lacks (fabric-emulator advertise-endpoint, as the container
+// fixture does) makes a certificate that names it, under the same CA; the
+// API, on the same certificate, verifies for it too.
+func TestTLSAdvertiseNewHost(t *testing.T) {
+	e, logs := startServed(t, emulator.WithTLS())
+	listen := e.srv.KafkaEndpoint()
+	_, port, _ := net.SplitHostPort(listen)
+	dial := func(addr string) error {
+		c, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: e.srv.CertPool(), ServerName: "kafka.example.test"})
+		if err == nil {
+			c.Close()
+		}
+		return err
+	}
+	if err := dial(listen); err == nil {
+		t.Fatal("the certificate verified for a host it should not name yet")
+	}
+	r := e.must(200, e.call("POST", "/_emulator/kafka-endpoint", map[string]any{"advertised": "kafka.example.test:" + port}))
+	if r.str("advertised") != "kafka.example.test:"+port {
+		t.Fatalf("advertised %q", r.str("advertised"))
+	}
+	if err := dial(listen); err != nil {
+		t.Fatalf("endpoint after advertising: %v", err)
+	}
+	if err := dial(strings.TrimPrefix(e.url, "https://")); err != nil {
+		t.Fatalf("API after advertising: %v", err)
+	}
+	if len(logs.lines("made a server certificate for an advertised host")) != 1 {
+		t.Fatalf("no log line for the new certificate:\n%s", logs.buf.String())
+	}
+}
+
 // waitLog waits up to 5 s for exactly one log line containing sub.
 func waitLog(t *testing.T, logs *logBuffer, sub string) {
 	t.Helper()

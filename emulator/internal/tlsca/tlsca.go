@@ -47,6 +47,10 @@ type Material struct {
 	// Made reports whether the server certificate was made by this call
 	// (false: reused from Dir, or the user's own).
 	Made bool
+
+	opts  Options // what made it (for WithNames)
+	ca    *x509.Certificate
+	caKey *ecdsa.PrivateKey
 }
 
 // DefaultNames are the names every made server certificate carries.
@@ -60,26 +64,49 @@ func Load(o Options) (*Material, error) {
 	if o.CertFile != "" || o.KeyFile != "" {
 		return loadOwn(o.CertFile, o.KeyFile)
 	}
-	names, err := normalize(append(append([]string(nil), DefaultNames...), o.Names...))
-	if err != nil {
-		return nil, err
-	}
 	ca, caKey, err := loadOrMakeCA(o.Dir, o.Now())
 	if err != nil {
 		return nil, err
 	}
-	if m, ok := reuseServer(o.Dir, ca, names, o.Now()); ok {
-		m.CAPEM = encodeCert(ca.Raw)
+	return issue(o, ca, caKey)
+}
+
+// WithNames returns material whose server certificate also carries names
+// (a host advertised at run time), signed by the same CA and kept in the
+// same directory: m itself when it carries them already. The user's own
+// certificate cannot change, and is returned as it is.
+func (m *Material) WithNames(names ...string) (*Material, error) {
+	if m.ca == nil {
 		return m, nil
 	}
-	m, err := makeServer(ca, caKey, names, o.Now())
+	o := m.opts
+	o.Names = append(append([]string(nil), o.Names...), names...)
+	want, err := normalize(append(append([]string(nil), DefaultNames...), o.Names...))
 	if err != nil {
 		return nil, err
 	}
-	if err := saveServer(o.Dir, m); err != nil {
+	if equal(want, m.Names) {
+		return m, nil
+	}
+	return issue(o, m.ca, m.caKey)
+}
+
+// issue reuses or makes the server certificate o asks for under ca.
+func issue(o Options, ca *x509.Certificate, caKey *ecdsa.PrivateKey) (*Material, error) {
+	names, err := normalize(append(append([]string(nil), DefaultNames...), o.Names...))
+	if err != nil {
 		return nil, err
 	}
-	m.CAPEM = encodeCert(ca.Raw)
+	m, ok := reuseServer(o.Dir, ca, names, o.Now())
+	if !ok {
+		if m, err = makeServer(ca, caKey, names, o.Now()); err != nil {
+			return nil, err
+		}
+		if err := saveServer(o.Dir, m); err != nil {
+			return nil, err
+		}
+	}
+	m.CAPEM, m.opts, m.ca, m.caKey = encodeCert(ca.Raw), o, ca, caKey
 	return m, nil
 }
 

@@ -184,3 +184,34 @@ func TestCorruptFiles(t *testing.T) {
 		t.Fatalf("err %v, want one naming %s", err, CAFile)
 	}
 }
+
+// TestWithNames: a name added at run time (an advertised host) makes a new
+// server certificate under the same CA, in memory as in a directory; a
+// name it carries already changes nothing.
+func TestWithNames(t *testing.T) {
+	for _, dir := range []string{"", t.TempDir()} {
+		a, err := Load(Options{Dir: dir, Names: []string{"one.test"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		same, err := a.WithNames("ONE.test", "127.0.0.1")
+		if err != nil || same != a {
+			t.Fatalf("dir %q: known names gave new material (err %v)", dir, err)
+		}
+		b, err := a.WithNames("two.test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !b.Made || !bytes.Equal(a.CAPEM, b.CAPEM) {
+			t.Fatalf("dir %q: Made %v, same CA %v", dir, b.Made, bytes.Equal(a.CAPEM, b.CAPEM))
+		}
+		for _, n := range []string{"one.test", "two.test"} {
+			if err := verify(t, b, n, time.Now()); err != nil {
+				t.Errorf("dir %q: %s: %v", dir, n, err)
+			}
+		}
+		if _, err := a.WithNames("bad:name"); err == nil {
+			t.Errorf("dir %q: a name with a port was taken", dir)
+		}
+	}
+}
