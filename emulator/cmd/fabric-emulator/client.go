@@ -30,6 +30,7 @@ const probeTimeout = 5 * time.Second
 func emulatorClient(addr, dataDir string) (string, *http.Client, error) {
 	base := addr
 	if !strings.Contains(base, "://") {
+		addr = dialable(addr)
 		scheme, err := probeScheme(addr)
 		if err != nil {
 			return "", nil, fmt.Errorf("reach the emulator at %s (is it running?): %w", addr, err)
@@ -54,6 +55,20 @@ func emulatorClient(addr, dataDir string) (string, *http.Client, error) {
 		return "", nil, errors.New("the emulator's CA is not a PEM certificate")
 	}
 	return base, &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}, nil
+}
+
+// dialable turns a listen address on every interface (0.0.0.0:5080, as
+// in the container image, or :5080) into its loopback form: the one the
+// certificate names, and the one the loopback-only routes answer.
+func dialable(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		return net.JoinHostPort("127.0.0.1", port)
+	}
+	return addr
 }
 
 // probeScheme tells an HTTPS emulator from a plain one by a TLS handshake.
