@@ -107,6 +107,11 @@
 // Destination.RuntimeLogs and Eventstream.RuntimeLogs its runtime logs,
 // newest first (LogLevel, LogKeyword).
 //
+// TLS: WithTLS serves HTTPS and a SASL_SSL custom endpoint, as Fabric does;
+// the helpers, Env.Client and Connection.KafkaOpts trust the emulator's CA,
+// and Env.CACertificate, Env.CertPool and Env.TLSConfig hand it to the code
+// under test.
+//
 // # Matchers
 //
 // HaveRecordCount, HaveRecordsWithValues and HaveErrorCode; for Delta tables
