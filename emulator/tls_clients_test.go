@@ -228,3 +228,21 @@ func TestTLSPythonCABundle(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainEndpointRefusesSASLSSL: without TLS, librdkafka told SASL_SSL
+// fails in its TLS handshake (the endpoint closes the connection, as an
+// Apache Kafka plain-text listener does), and the emulator's log says
+// why, once (the other bad-protocol case of issue 16, item 5).
+func TestPlainEndpointRefusesSASLSSL(t *testing.T) {
+	kcat := testclients.Kcat(t)
+	e, logs := startServed(t)
+	f := deployEndpointIn(e)
+	c := f.connection("GET", "/sources/"+f.src+"/connection", nil)
+	stderr := runFailing(t, lines(1), kcat, "-b", c.FullyQualifiedNamespace, "-X", "security.protocol=SASL_SSL", "-X", "sasl.mechanisms=PLAIN",
+		"-X", "sasl.username=$ConnectionString", "-X", "sasl.password="+c.AccessKeys.PrimaryConnectionString,
+		"-X", "message.timeout.ms=4000", "-t", c.EventHubName, "-P")
+	if !strings.Contains(stderr, "SSL_HANDSHAKE") {
+		t.Fatalf("kcat's error does not say the TLS handshake failed: %s", stderr)
+	}
+	waitLog(t, logs, "a TLS client on the plain-text endpoint")
+}
