@@ -66,13 +66,9 @@ func (b *batcher) due(now time.Time) bool {
 // is due. The offsets are then safe to commit to Kafka: the rows are
 // durable here.
 func (p *processor) buffer(ctx context.Context, out []outRow, offsets map[int32]int64) error {
-	j := store.Journal{DestinationID: p.destID, Seq: p.journal.Seq, Offsets: offsets}
-	if p.pipe != nil {
-		state, err := p.pipe.Snapshot()
-		if err != nil {
-			return err
-		}
-		j.State = state
+	j, err := p.nextJournal(offsets)
+	if err != nil {
+		return err
 	}
 	enc := make([][]byte, len(out))
 	for i, r := range out {

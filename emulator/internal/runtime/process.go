@@ -196,13 +196,9 @@ func (p *processor) commit(ctx context.Context, out []outRow, offsets map[int32]
 	if p.batch != nil {
 		return p.buffer(ctx, out, offsets)
 	}
-	j := store.Journal{DestinationID: p.destID, Seq: p.journal.Seq, Offsets: offsets}
-	if p.pipe != nil {
-		state, err := p.pipe.Snapshot()
-		if err != nil {
-			return err
-		}
-		j.State = state
+	j, err := p.nextJournal(offsets)
+	if err != nil {
+		return err
 	}
 	if len(out) > 0 {
 		j.Seq++
@@ -225,6 +221,20 @@ func (p *processor) commit(ctx context.Context, out []outRow, offsets map[int32]
 	}
 	p.journal.Pending = nil
 	return p.st.ClearPending(ctx, p.destID, p.journal.Seq)
+}
+
+// nextJournal is the journal after a batch that moves the offsets to
+// offsets: the same seq, and the operators' state as they are now.
+func (p *processor) nextJournal(offsets map[int32]int64) (store.Journal, error) {
+	j := store.Journal{DestinationID: p.destID, Seq: p.journal.Seq, Offsets: offsets}
+	if p.pipe != nil {
+		state, err := p.pipe.Snapshot()
+		if err != nil {
+			return j, err
+		}
+		j.State = state
+	}
+	return j, nil
 }
 
 func (p *processor) saveState(ctx context.Context) error {
