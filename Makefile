@@ -28,6 +28,7 @@ test: test-deps vet check-scripts test-unit test-fuzz test-container test-witnes
 test-deps:
 	bash scripts/install-test-deps.sh
 	bash scripts/install-python-deps.sh
+	bash scripts/install-java-clients.sh
 
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 

@@ -40,7 +40,11 @@ type endpointFixture struct {
 }
 
 func deployEndpoint(t *testing.T, opts ...emulator.Option) endpointFixture {
-	e := startEnv(t, opts...)
+	return deployEndpointIn(startEnv(t, opts...))
+}
+
+// deployEndpointIn deploys endpointTopology in e.
+func deployEndpointIn(e *testEnv) endpointFixture {
 	ws := e.workspace("ce")
 	lh := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/lakehouses", map[string]any{"displayName": "lh"}))
 	es := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/eventstreams", map[string]any{"displayName": "ce", "definition": definitionOf(endpointTopology(ws, lh.str("id")), nil)}))

@@ -14,7 +14,11 @@
 //	go srv.Serve(ln)
 //	defer srv.Close()
 //
+// With WithTLS it serves what Fabric serves: HTTPS, and SASL_SSL on the
+// custom endpoint's Kafka surface, under a CA it makes once (CACertificate,
+// CertPool; <data-dir>/tls/ca.pem).
+//
 // The packages beneath are cut by concern: api (HTTP surface), auth (tokens),
-// broker (Kafka through franz-go), store (SQLite metadata) and fabricerr (the
-// error envelope).
+// broker (Kafka through franz-go), store (SQLite metadata), tlsca (the CA
+// and server certificate) and fabricerr (the error envelope).
 package emulator

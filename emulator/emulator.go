@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/api"
@@ -19,6 +21,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/jobs"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/internal/tlsca"
 )
 
 // Server is one emulator: metadata store, token issuer, Kafka broker and the
@@ -36,6 +39,10 @@ type Server struct {
 	jobs    *jobs.Runner
 	http    *http.Server
 	tmpDir  string // OneLake files when there is no data dir
+
+	tlsMaterial *tlsca.Material                // as started; nil: plain HTTP and SASL_PLAINTEXT
+	tlsCurrent  atomic.Pointer[tlsca.Material] // what listeners serve (nameTLS may renew it)
+	tlsMu       sync.Mutex                     // one nameTLS at a time
 
 	closeMu sync.Mutex // one closeAll at a time
 }
@@ -68,6 +75,9 @@ func New(opts ...Option) (*Server, error) {
 			cfg.logger.Warn("cannot restrict the data dir to its owner", "dir", cfg.dataDir, "err", err)
 		}
 		kafkaDir = filepath.Join(cfg.dataDir, "kafka")
+	}
+	if err := s.loadTLS(); err != nil {
+		return nil, err
 	}
 	switch {
 	case cfg.signingKey != nil:
@@ -108,6 +118,7 @@ func New(opts ...Option) (*Server, error) {
 		PageSize: cfg.pageSize, MaxRequestBytes: cfg.maxRequestBytes, OneLakeDir: oneLake, KQLURL: cfg.kqlURL, Jobs: s.jobs,
 		Advertised: cfg.advertised, RemoteTokens: cfg.remoteTokens, ProduceTimeout: cfg.produceTimeout,
 		AsyncOperations: cfg.asyncOperations, WriteTimeout: t.Write,
+		TLS: s.TLS(), CACertificate: s.CACertificate(),
 	})
 	if err := s.jobs.Recover(context.Background()); err != nil {
 		return nil, err
@@ -118,7 +129,10 @@ func New(opts ...Option) (*Server, error) {
 	if err := s.startEndpoint(); err != nil {
 		return nil, err
 	}
-	s.http = &http.Server{Handler: s.api, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write, IdleTimeout: t.Idle}
+	s.http = &http.Server{Handler: s.api, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write, IdleTimeout: t.Idle,
+		// What net/http logs by itself (a panic in a handler, an accept
+		// error) goes to the emulator's logger, not to stderr.
+		ErrorLog: slog.NewLogLogger(cfg.logger.Handler(), slog.LevelWarn)}
 	ok = true
 	return s, nil
 }
@@ -126,11 +140,12 @@ func New(opts ...Option) (*Server, error) {
 // Handler returns the HTTP API, for use with httptest or a server of your own.
 func (s *Server) Handler() http.Handler { return s.api }
 
-// Serve answers HTTP on ln until Shutdown or Close. Even requests net/http
-// refuses before routing (a malformed request line or header) are
-// answered in Fabric's error envelope.
+// Serve answers HTTP on ln until Shutdown or Close, HTTPS with WithTLS.
+// Even requests net/http refuses before routing (a malformed request line
+// or header, plain HTTP on the HTTPS port) are answered in Fabric's error
+// envelope.
 func (s *Server) Serve(ln net.Listener) error {
-	err := s.http.Serve(envelopeListener{ln})
+	err := s.http.Serve(apiListener{Listener: ln, tls: s.serverTLS("http/1.1"), log: s.cfg.logger, timeout: s.http.ReadHeaderTimeout})
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
@@ -252,6 +267,9 @@ func (s *Server) startEndpoint() error {
 	if s.cfg.endpointAdv != "" {
 		opts = append(opts, gateway.WithAdvertisedAddr(s.cfg.endpointAdv))
 	}
+	if c := s.serverTLS(); c != nil {
+		opts = append(opts, gateway.WithTLS(c))
+	}
 	gw, err := gateway.New(s.broker.Bootstrap(), authn, opts...)
 	if err != nil {
 		return fmt.Errorf("start kafka endpoint: %w", err)
@@ -260,7 +278,7 @@ func (s *Server) startEndpoint() error {
 		return fmt.Errorf("start kafka endpoint: %w", err)
 	}
 	s.gw = gw
-	s.api.AttachGateway(gw)
+	s.api.AttachGateway(tlsAdvertiser{gw, s})
 	return nil
 }
 

@@ -14,22 +14,11 @@ import (
 	"github.com/google/uuid"
 )
 
-// envelopeListener wraps each accepted connection so that the answers
-// net/http writes by itself, before any handler runs (a request line or a
-// header it cannot parse, such as a '%' escape that is not one; headers
-// over the limit; an unknown transfer encoding), are Fabric's JSON error
-// envelope instead of text/plain.
-type envelopeListener struct{ net.Listener }
-
-// Accept implements net.Listener.
-func (l envelopeListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	return envelopeConn{Conn: c}, nil
-}
-
+// envelopeConn wraps each accepted connection (apiListener) so that the
+// answers net/http writes by itself, before any handler runs (a request
+// line or a header it cannot parse, such as a '%' escape that is not one;
+// headers over the limit; an unknown transfer encoding), are Fabric's JSON
+// error envelope instead of text/plain.
 type envelopeConn struct{ net.Conn }
 
 // goErrorHeaders is what net/http writes after the status line of its own
@@ -72,8 +61,13 @@ func parseGoError(p []byte) (status int, reason string, ok bool) {
 
 // envelopeAnswer is the whole HTTP answer for one of net/http's errors.
 func envelopeAnswer(status int, reason string) []byte {
+	return envelopeOf(protocolError(status, reason))
+}
+
+// envelopeOf is the whole HTTP answer for fe, closing the connection.
+func envelopeOf(fe *fabricerr.Error) []byte {
 	rec := &bufferedAnswer{header: http.Header{}}
-	fabricerr.Write(rec, uuid.NewString(), protocolError(status, reason))
+	fabricerr.Write(rec, uuid.NewString(), fe)
 	resp := http.Response{
 		StatusCode: rec.status, ProtoMajor: 1, ProtoMinor: 1, Header: rec.header, Close: true,
 		ContentLength: int64(rec.body.Len()), Body: io.NopCloser(&rec.body),

@@ -35,6 +35,7 @@ type config struct {
 	entraTenant     string       // the one tenant ("": any)
 	trustedIssuers  []string     // other OpenID issuers' URLs
 	issuerClient    *http.Client // reads trusted issuers' documents
+	tls             tlsSettings  // WithTLS, WithTLSCertificate
 }
 
 func defaults() config {

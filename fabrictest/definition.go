@@ -1,6 +1,7 @@
 package fabrictest
 
 import (
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -111,6 +112,8 @@ type Connection struct {
 		PrimaryConnectionString   string `json:"primaryConnectionString"`
 		SecondaryConnectionString string `json:"secondaryConnectionString"`
 	} `json:"accessKeys"`
+
+	tls *tls.Config // the endpoint's TLS (WithTLS); nil: SASL_PLAINTEXT
 }
 
 // Bootstrap is the Kafka bootstrap server of the connection: the
@@ -124,12 +127,17 @@ func (c Connection) Bootstrap() string {
 
 // KafkaOpts configures a franz-go client the Event Hubs way: bootstrap
 // from the namespace, SASL PLAIN with username "$ConnectionString" and the
-// primary connection string as password. Add kgo.DefaultProduceTopic or
-// kgo.ConsumeTopics with EventHubName (and kgo.ConsumerGroup with
-// ConsumerGroupName for a destination).
+// primary connection string as password, over TLS trusting the emulator's
+// CA when the environment runs WithTLS (SASL_SSL, as Fabric). Add
+// kgo.DefaultProduceTopic or kgo.ConsumeTopics with EventHubName (and
+// kgo.ConsumerGroup with ConsumerGroupName for a destination).
 func (c Connection) KafkaOpts() []kgo.Opt {
-	return []kgo.Opt{kgo.SeedBrokers(c.Bootstrap()),
+	opts := []kgo.Opt{kgo.SeedBrokers(c.Bootstrap()),
 		kgo.SASL(plain.Auth{User: "$ConnectionString", Pass: c.AccessKeys.PrimaryConnectionString}.AsMechanism())}
+	if c.tls != nil {
+		opts = append(opts, kgo.DialTLSConfig(c.tls.Clone()))
+	}
+	return opts
 }
 
 // SourceConnection returns the connection of the CustomEndpoint source with
@@ -161,5 +169,6 @@ func (es Eventstream) connection(list, id, regenerate string) Connection {
 	if _, err := es.env.do(method, path, nil, body, 0, &c); err != nil {
 		es.env.t.Fatalf("fabrictest: connection of %s %s: %v", strings.TrimSuffix(list, "s"), id, err)
 	}
+	c.tls = es.env.c.tlsConfig()
 	return c
 }

@@ -114,6 +114,11 @@
 // Eventstream.FlushDestination commits a destination's buffer at once;
 // Env.Now reads the clock. Tests advance the clock instead of sleeping.
 //
+// TLS: WithTLS serves HTTPS and a SASL_SSL custom endpoint, as Fabric does;
+// the helpers, Env.Client and Connection.KafkaOpts trust the emulator's CA,
+// and Env.CACertificate, Env.CertPool and Env.TLSConfig hand it to the code
+// under test.
+//
 // # Matchers
 //
 // HaveRecordCount, HaveRecordsWithValues and HaveErrorCode; for Delta tables

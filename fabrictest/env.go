@@ -34,7 +34,8 @@ var signingKey = sync.OnceValues(func() (*rsa.PrivateKey, error) { return rsa.Ge
 // about failures, and which context bounds the calls.
 type Env struct {
 	// URL is the emulator's base URL, such as http://127.0.0.1:41234 (like
-	// httptest.Server.URL). Fabric's REST API lives under URL + "/v1".
+	// httptest.Server.URL; https:// with WithTLS). Fabric's REST API lives
+	// under URL + "/v1".
 	URL string
 
 	c         *core
@@ -197,6 +198,7 @@ func newEnv(opts []Option, register func(*core)) (*Env, error) {
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
 		MaxIdleConnsPerHost: 16,
 		IdleConnTimeout:     30 * time.Second,
+		TLSClientConfig:     c.tlsConfig(), // nil without WithTLS
 	}
 	c.http = &http.Client{Transport: tr}
 	c.addCloser(func() error {
@@ -207,7 +209,7 @@ func newEnv(opts []Option, register func(*core)) (*Env, error) {
 		return errors.Join(err, <-served)
 	})
 	return &Env{
-		URL:       "http://" + ln.Addr().String(),
+		URL:       srv.Scheme() + "://" + ln.Addr().String(),
 		c:         c,
 		t:         panicking{},
 		ctx:       context.Background(),
@@ -316,7 +318,7 @@ type authTransport struct {
 
 // RoundTrip adds the bearer token to requests for the emulator.
 func (a *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Header.Get("Authorization") == "" && "http://"+r.URL.Host == a.env.URL {
+	if r.Header.Get("Authorization") == "" && r.URL.Scheme+"://"+r.URL.Host == a.env.URL {
 		tok, err := a.env.tryToken(a.env.principal)
 		if err != nil {
 			return nil, err

@@ -15,7 +15,7 @@
 #      install-python-deps.sh            a fresh venv in a temporary directory
 #      install-test-deps.sh              kcat removed first (root only)
 # 3. The other installers on their "up to date" path (ensure-docker.sh;
-#    install-spark-deps.sh when its stamp exists).
+#    install-spark-deps.sh and install-java-clients.sh when their stamps exist).
 #
 # Environment:
 #   CHECK_SCRIPTS_SKIP_APT=1   do not remove and reinstall kcat
@@ -100,6 +100,10 @@ check_up_to_date() {
   if [ -f "$repo_root/.cache/venv/.fabrictest-spark.sha256" ]; then
     run install-spark-deps.sh || return 0
     said install-spark-deps.sh "up to date" || fail "install-spark-deps.sh did work on its up-to-date path"
+  fi
+  if [ -f "$repo_root/.cache/java-clients/.fabrictest-java-clients.sha256" ]; then
+    run install-java-clients.sh || return 0
+    said install-java-clients.sh "up to date" || fail "install-java-clients.sh did work on its up-to-date path"
   fi
 }
 

@@ -8,12 +8,6 @@ import (
 	"github.com/fabrictest/fabrictest/emulator"
 )
 
-// listFlag is a repeatable flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
-
 // identityFlags declares the token service's flags on fs and returns what
 // makes their options once fs is parsed.
 func identityFlags(fs *flag.FlagSet) func() ([]emulator.Option, error) {

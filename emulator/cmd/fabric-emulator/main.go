@@ -3,13 +3,15 @@
 //	fabric-emulator serve [--addr 127.0.0.1:5080] [--kafka embedded|none|host:port,…] [--data-dir DIR] [--kql-url URL] [--kafka-endpoint 127.0.0.1:9093]
 //	fabric-emulator token [--addr 127.0.0.1:5080] [--principal GUID] [--audience URL] [--expires-in SECONDS]
 //	fabric-emulator advertise-endpoint [--addr 127.0.0.1:5080] HOST:PORT
+//	fabric-emulator ca [--data-dir DIR] [--addr 127.0.0.1:5080]
 //
 // serve is the default. Every flag has an environment variable (see -h).
 // serve prints one line with the URL when ready and shuts down cleanly on
 // SIGINT or SIGTERM. token asks the running emulator for a bearer token and
 // prints it. advertise-endpoint tells the running emulator the address its
 // custom endpoint's Kafka clients use (a container's published port), which
-// connection strings and broker metadata name from then on.
+// connection strings and broker metadata name from then on. ca prints the
+// CA certificate clients trust when serve runs with --tls.
 package main
 
 import (
@@ -48,8 +50,10 @@ func main() {
 		err = token(args, os.Stdout)
 	case "advertise-endpoint":
 		err = advertiseEndpoint(args, os.Stdout)
+	case "ca":
+		err = ca(args, os.Stdout)
 	default:
-		err = fmt.Errorf("unknown command %q: want serve, token or advertise-endpoint", cmd)
+		err = fmt.Errorf("unknown command %q: want serve, token, advertise-endpoint or ca", cmd)
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return
@@ -91,6 +95,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	endpointAdv := fs.String("kafka-endpoint-advertised", env("FABRIC_KAFKA_ENDPOINT_ADVERTISED", ""), "host:port connection strings name when clients reach --kafka-endpoint by another address (FABRIC_KAFKA_ENDPOINT_ADVERTISED)")
 	verbose := fs.Bool("v", false, "log every server-side failure at debug detail")
 	identity := identityFlags(fs)
+	tlsFlags := addTLSFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -124,6 +129,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		opts = append(opts, emulator.WithAsyncOperations())
 	}
 	opts = append(opts, identityOpts...)
+	opts = append(opts, tlsFlags.options(*addr)...)
 	listeners := serveListenFlags(*addr, *endpoint, *kafkaPort)
 	srv, err := emulator.New(opts...)
 	if err != nil {
@@ -145,7 +151,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if ep := srv.KafkaEndpoint(); ep != "" {
 		kafkaDesc += ", custom endpoint " + ep
 	}
-	fmt.Fprintf(stdout, "fabric-emulator ready at http://%s (kafka: %s, data: %s)\n", ln.Addr(), kafkaDesc, cmp.Or(*dataDir, "in memory"))
+	fmt.Fprintf(stdout, "fabric-emulator ready at %s://%s (kafka: %s, data: %s%s)\n", srv.Scheme(), ln.Addr(), kafkaDesc, cmp.Or(*dataDir, "in memory"), tlsDesc(srv, *dataDir))
 	select {
 	case err := <-errc:
 		srv.Close()
@@ -176,11 +182,11 @@ func token(args []string, stdout io.Writer) error {
 	if *expiresIn != 0 {
 		form.Set("expiresIn", strconv.Itoa(*expiresIn))
 	}
-	base := *addr
-	if !strings.Contains(base, "://") {
-		base = "http://" + base
+	base, client, err := emulatorClient(*addr, env("FABRIC_EMULATOR_DATA", ""))
+	if err != nil {
+		return err
 	}
-	resp, err := http.PostForm(base+"/_emulator/token", form)
+	resp, err := client.PostForm(base+"/_emulator/token", form)
 	if err != nil {
 		return fmt.Errorf("ask the emulator at %s for a token (is it running?): %w", base, err)
 	}
@@ -208,12 +214,12 @@ func advertiseEndpoint(args []string, stdout io.Writer) error {
 	if fs.NArg() != 1 {
 		return errors.New("advertise-endpoint: want one HOST:PORT")
 	}
-	base := *addr
-	if !strings.Contains(base, "://") {
-		base = "http://" + base
+	base, client, err := emulatorClient(*addr, env("FABRIC_EMULATOR_DATA", ""))
+	if err != nil {
+		return err
 	}
 	body, _ := json.Marshal(map[string]string{"advertised": fs.Arg(0)})
-	resp, err := http.Post(base+"/_emulator/kafka-endpoint", "application/json", strings.NewReader(string(body)))
+	resp, err := client.Post(base+"/_emulator/kafka-endpoint", "application/json", strings.NewReader(string(body)))
 	if err != nil {
 		return fmt.Errorf("ask the emulator at %s to advertise %s (is it running?): %w", base, fs.Arg(0), err)
 	}

@@ -38,23 +38,25 @@ func buildBinary(t *testing.T) string {
 type proc struct {
 	cmd  *exec.Cmd
 	url  string
+	line string        // the ready line
 	done chan struct{} // closed when the process has exited
 	err  error         // Wait's result, once done is closed
 }
 
-var readyLine = regexp.MustCompile(`ready at (http://\S+)`)
+var readyLine = regexp.MustCompile(`ready at (https?://\S+)`)
 
 // startProc starts `serve` on the embedded broker with dataDir, appending
-// its stderr to logPath, and waits (bounded) for its ready line.
-func startProc(t *testing.T, bin, dataDir, logPath string) *proc {
+// its stderr to logPath, and waits (bounded) for its ready line; extra
+// flags follow the others.
+func startProc(t *testing.T, bin, dataDir, logPath string, extra ...string) *proc {
 	t.Helper()
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--kafka", "embedded",
-		"--kafka-endpoint", "127.0.0.1:0", "--data-dir", dataDir)
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--kafka", "embedded",
+		"--kafka-endpoint", "127.0.0.1:0", "--data-dir", dataDir}, extra...)...)
 	cmd.Stderr = logf
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -64,12 +66,12 @@ func startProc(t *testing.T, bin, dataDir, logPath string) *proc {
 		t.Fatalf("start %s: %v", bin, err)
 	}
 	p := &proc{cmd: cmd, done: make(chan struct{})}
-	ready := make(chan string, 1)
+	ready := make(chan [2]string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
 			if m := readyLine.FindStringSubmatch(sc.Text()); m != nil {
-				ready <- m[1]
+				ready <- [2]string{m[1], sc.Text()}
 			}
 		}
 		_, _ = io.Copy(io.Discard, stdout)
@@ -80,7 +82,8 @@ func startProc(t *testing.T, bin, dataDir, logPath string) *proc {
 		<-p.done
 	})
 	select {
-	case p.url = <-ready:
+	case r := <-ready:
+		p.url, p.line = r[0], r[1]
 		return p
 	case <-p.done:
 		t.Fatalf("the emulator exited before it was ready (%v); log:\n%s", p.err, tail(logPath))

@@ -64,6 +64,11 @@ type Config struct {
 	// AsyncOperations makes every eligible call (item creation) a
 	// long-running operation: 202 + Location / x-ms-operation-id / Retry-After.
 	AsyncOperations bool
+	// TLS reports that the server serves HTTPS and SASL_SSL.
+	TLS bool
+	// CACertificate is the PEM of the CA behind TLS (nil: off, or the
+	// user's own certificate).
+	CACertificate []byte
 }
 
 // DefaultMaxRequestBytes is the default cap on a request body: 16 MiB.

@@ -30,6 +30,7 @@ func (a *API) controlRoutes() {
 	a.handle("POST /_emulator/kafka-endpoint", false, a.advertiseEndpoint)
 	a.handle("GET /_emulator/clock", false, a.getClock)
 	a.handle("POST /_emulator/clock", false, a.advanceClock)
+	a.handle("GET /_emulator/ca.pem", false, a.caCertificate)
 }
 
 // workspaceRoutes registers workspaces, their role assignments and folders.

@@ -29,7 +29,8 @@
 // up to 100 MiB. Either way a frame's buffer grows as its bytes arrive, so a
 // client that declares a large frame and sends little of it holds little.
 //
-// TLS is not offered: the endpoint is SASL_PLAINTEXT. Clients configured for
-// Fabric with SASL_SSL switch the security protocol to SASL_PLAINTEXT and keep
-// everything else.
+// With WithTLS every listener serves TLS first: the endpoint is SASL_SSL, as
+// Event Hubs' is, and clients keep the settings Fabric gives them. Without it
+// the endpoint is SASL_PLAINTEXT. A client on the wrong protocol is closed
+// after one log line that names the setting to change.
 package gateway

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -55,6 +56,7 @@ type Gateway struct {
 	log         *slog.Logger
 	authTimeout time.Duration
 	onProduce   ProduceObserver // data insights; nil counts nothing
+	tls         *tls.Config     // nil: SASL_PLAINTEXT
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -229,6 +231,9 @@ func (g *Gateway) accept(ln net.Listener, node *nodeListener) {
 				g.log.Warn("kafka gateway: accept", "err", err)
 			}
 			return
+		}
+		if g.tls != nil {
+			c = tls.Server(c, g.tls)
 		}
 		s := newSession(g, c, node)
 		g.mu.Lock()

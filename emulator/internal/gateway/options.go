@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"time"
 )
@@ -43,4 +44,11 @@ func WithAuthTimeout(d time.Duration) Option {
 			g.authTimeout = d
 		}
 	}
+}
+
+// WithTLS makes every listener of the gateway serve TLS with c before the
+// Kafka protocol: the endpoint is then SASL_SSL, as Event Hubs' Kafka
+// surface is. Without it the endpoint is SASL_PLAINTEXT.
+func WithTLS(c *tls.Config) Option {
+	return func(g *Gateway) { g.tls = c }
 }

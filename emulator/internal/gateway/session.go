@@ -92,6 +92,10 @@ func (s *session) serve() {
 	defer s.g.wg.Done()
 	defer s.recoverPanic("reader")
 	s.log.Debug("kafka gateway: connection opened", "local", s.client.LocalAddr().String())
+	if err := s.start(); err != nil {
+		s.close()
+		return
+	}
 	s.g.wg.Add(1)
 	go s.writeLoop()
 	if err := s.readLoop(); err != nil {
