@@ -207,8 +207,7 @@ def assert_fabric_tokens_from_emulator(wire: Wire, emu: Emulator) -> None:
     for t in tokens:
         assert t.url == f"{emu.url}/{TENANT}/oauth2/v2.0/token" and t.status == 200, t
         assert t.form["grant_type"] == ["client_credentials"] and t.form["client_id"] == [CLIENT_ID], t.form
-        assert t.form["scope"][0].split() == [FABRIC_SCOPE] or sorted(t.form["scope"][0].split()) == \
-            sorted([FABRIC_SCOPE, "offline_access", "openid", "profile"]), t.form
+        assert t.form["scope"] == [FABRIC_SCOPE] and t.form["client_secret"] == [CLIENT_SECRET], t.form
 
 
 # -- the Eventstream, from Microsoft's template --------------------------------------------
