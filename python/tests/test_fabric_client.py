@@ -1,5 +1,6 @@
 """Third-party Fabric clients, written by Microsoft and not by this project,
-run against the emulator (issue 8, item 5).
+run against the emulator (issue 8, item 5; issue 16, items 4 and 5: over TLS
+with azure-identity credentials).
 
 * ``fabric-cicd`` (Microsoft's deployment library) publishes an Eventstream
   item from a repository folder (``Bikes.Eventstream/.platform``,
@@ -567,6 +568,8 @@ def test_default_azure_credential_from_environment_creates_and_lists_items(
     items = sorted((i.type, i.display_name, i.id) for i in client.core.items.list_items(ws.id))
     assert items == sorted([("Eventstream", "orders", es.id), ("Lakehouse", "orders_lh", lh.id)])
     assert ws.id in [w.id for w in client.core.workspaces.list_workspaces()]
+    # This assertion found the emulator recording a service principal
+    # creator as a "User" (fixed: the type follows the token's idtyp).
     roles = [(r.principal.id, r.principal.type, r.role) for r in client.core.workspaces.list_workspace_role_assignments(ws.id)]
     assert roles == [(service_principal_id(CLIENT_ID), "ServicePrincipal", "Admin")], roles
     assert_fabric_tokens_from_emulator(wire, emu)
