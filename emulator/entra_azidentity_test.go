@@ -128,9 +128,10 @@ func TestAzidentityClientSecretCredentialWithFabricAPI(t *testing.T) {
 		t.Fatalf("list items: %d %v", status, list)
 	}
 	// The workspace's Admin is the service principal: its oid is the one
-	// the emulator derives from the client id.
+	// the emulator derives from the client id, its type ServicePrincipal
+	// (the token's idtyp "app"; Fabric's PrincipalType enumeration).
 	status, ra := e.send(pl, "GET", "/v1/workspaces/"+wsID+"/roleAssignments/"+emulator.ServicePrincipalID(spClientID), nil)
-	if status != 200 || ra["role"] != "Admin" {
+	if principal, _ := ra["principal"].(map[string]any); status != 200 || ra["role"] != "Admin" || principal["type"] != "ServicePrincipal" {
 		t.Fatalf("creator's role assignment: %d %v", status, ra)
 	}
 }

@@ -88,7 +88,7 @@ func TestRolesAndPrivileges(t *testing.T) {
 	// The creator is Admin.
 	roles := e.must(200, e.call("GET", "/v1/workspaces/"+ws+"/roleAssignments", nil))
 	first := roles.Body["value"].([]any)[0].(map[string]any)
-	if first["role"] != "Admin" || first["principal"].(map[string]any)["id"] == "" {
+	if p := first["principal"].(map[string]any); first["role"] != "Admin" || p["id"] == "" || p["type"] != "User" {
 		t.Fatalf("role assignments %s", roles.Raw)
 	}
 

@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -89,11 +90,21 @@ class Eventstream:
 
 
 class Emulator:
-    """A running ``fabric-emulator serve`` and REST helpers."""
+    """A running ``fabric-emulator serve`` and REST helpers.
 
-    def __init__(self, url: str, proc: subprocess.Popen, kafka: str, data_dir: Path) -> None:
-        self.url, self.proc, self.kafka, self.data_dir = url, proc, kafka, data_dir
+    With ``--tls``, ``url`` is ``https://…`` and ``ca`` the emulator's CA
+    (``<data-dir>/tls/ca.pem``, named by its ready line); the helpers here
+    trust it through their own SSL context, so the environment a test hands
+    to the clients under test stays theirs."""
+
+    def __init__(self, url: str, proc: subprocess.Popen, kafka: str, data_dir: Path,
+                 ca: Path | None = None) -> None:
+        self.url, self.proc, self.kafka, self.data_dir, self.ca = url, proc, kafka, data_dir, ca
         self._token: str | None = None
+
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """An SSL context trusting the emulator's CA (None for plain HTTP)."""
+        return ssl.create_default_context(cafile=str(self.ca)) if self.ca else None
 
     @property
     def token(self) -> str:
@@ -109,7 +120,7 @@ class Emulator:
             headers["Authorization"] = "Bearer " + self.token
         req = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(req, timeout=120) as r:
+            with urllib.request.urlopen(req, timeout=120, context=self.ssl_context()) as r:
                 status, raw = r.status, r.read()
         except urllib.error.HTTPError as e:
             status, raw = e.code, e.read()
@@ -158,12 +169,14 @@ class Emulator:
         return self.call("GET", f"/v1/eventstreams/{es.item_id}/sources/{es.datasource_id}")
 
 
-def _start_emulator(binary: Path, data_dir: Path, kafka: str, log_path: Path) -> Emulator:
+def _start_emulator(binary: Path, data_dir: Path, kafka: str, log_path: Path, *, tls: bool = False) -> Emulator:
+    """``fabric-emulator serve`` on a free loopback port; with ``tls`` it runs
+    ``--tls`` (HTTPS API, SASL_SSL custom endpoint, a CA in the data dir)."""
     port = free_port()
     log = open(log_path, "w")
     proc = subprocess.Popen(
         [str(binary), "serve", "--addr", f"127.0.0.1:{port}", "--kafka", kafka, "--data-dir", str(data_dir),
-         "--kafka-endpoint", "127.0.0.1:0"],
+         "--kafka-endpoint", "127.0.0.1:0"] + (["--tls"] if tls else []),
         stdout=subprocess.PIPE, stderr=log, text=True)
     ready: list[str] = []
 
@@ -183,10 +196,16 @@ def _start_emulator(binary: Path, data_dir: Path, kafka: str, log_path: Path) ->
             pytest.fail(f"fabric-emulator did not print its ready line within 60s (exit {proc.poll()}); log:\n"
                         f"{log_path.read_text()[-4000:]}", pytrace=False)
         time.sleep(0.05)
-    m = re.search(r"ready at (http://\S+)", ready[0])
+    m = re.search(r"ready at (https?://\S+)", ready[0])
     assert m, ready[0]
     print(f"emulator: {ready[0]}", file=sys.stderr)
-    return Emulator(m.group(1), proc, kafka, data_dir)
+    ca = None
+    if tls:
+        found = re.search(r"tls CA: (\S+)\)", ready[0])
+        assert found and m.group(1).startswith("https://"), f"--tls and no https URL or CA path: {ready[0]}"
+        ca = Path(found.group(1))
+        assert ca.is_file(), f"the ready line names a CA that is not there: {ready[0]}"
+    return Emulator(m.group(1), proc, kafka, data_dir, ca)
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -206,6 +225,33 @@ def embedded_emulator(emulator_binary: Path, tmp_path_factory: pytest.TempPathFa
     emu = _start_emulator(emulator_binary, d / "data", "embedded", d / "emulator.log")
     yield emu
     _stop(emu.proc)
+
+
+@pytest.fixture(scope="module")
+def tls_emulator(emulator_binary: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
+    """The emulator on its embedded broker with ``--tls``: HTTPS (its Entra
+    token service included) and a SASL_SSL custom endpoint, as Fabric serves
+    them; ``Emulator.ca`` is the CA a client trusts."""
+    d = tmp_path_factory.mktemp("emulator-tls")
+    emu = _start_emulator(emulator_binary, d / "data", "embedded", d / "emulator.log", tls=True)
+    yield emu
+    _stop(emu.proc)
+
+
+def trust_ca(monkeypatch: pytest.MonkeyPatch, emu: Emulator) -> None:
+    """What a Python user sets to trust the emulator's CA, and nothing else:
+    ``REQUESTS_CA_BUNDLE``, read by ``requests`` and so by azure-core's
+    transport (azure-identity, microsoft-fabric-api) and fabric-cicd."""
+    assert emu.ca is not None, "trust_ca wants an emulator started with --tls"
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(emu.ca))
+
+
+@pytest.fixture
+def wire(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Every request sent through ``requests``; hosts other than loopback are
+    refused (python/tests/identity.py)."""
+    from identity import Wire
+    return Wire(monkeypatch)
 
 
 # -- Apache Kafka in a container -------------------------------------------------

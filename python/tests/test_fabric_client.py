@@ -1,5 +1,6 @@
 """Third-party Fabric clients, written by Microsoft and not by this project,
-run against the emulator (issue 8, item 5).
+run against the emulator (issue 8, item 5; issue 16, items 4 and 5: over TLS
+with azure-identity credentials).
 
 * ``fabric-cicd`` (Microsoft's deployment library) publishes an Eventstream
   item from a repository folder (``Bikes.Eventstream/.platform``,
@@ -25,22 +26,35 @@ What the client deployed is then checked through the emulator's own REST API
 (``GET …/topology``, ``getDefinition``) and by producing events through the
 source and reading the Lakehouse's Delta table with deltalake.
 
-How the clients are pointed at ``http://127.0.0.1:PORT`` (neither is changed):
+How the clients are pointed at the emulator: only its endpoints and its CA
+(README, "What a Python user sets"). The emulator runs with ``--tls``
+(HTTPS, a SASL_SSL custom endpoint, a CA in its data dir); each client
+trusts that CA through ``REQUESTS_CA_BUNDLE``, and authenticates as a service
+principal against the emulator's Entra token service with azure-identity:
 
-* fabric-cicd validates its ``DEFAULT_API_ROOT_URL`` / ``FABRIC_API_ROOT_URL``
-  environment variables (HTTPS and a Microsoft host name only), but the
-  module constants ``fabric_cicd.constants.DEFAULT_API_ROOT_URL`` and
-  ``FABRIC_API_ROOT_URL`` are its documented override (``FabricWorkspace``
-  itself answers the retired ``base_api_url`` argument with
-  ``constants.DEFAULT_API_ROOT_URL = '<your_base_api_url>'``); the test sets
-  both for the duration of a test (monkeypatch). The token comes from a
-  ``TokenCredential`` whose ``get_token`` returns an emulator token.
-* microsoft-fabric-api takes ``base_url`` in ``FabricClient(...)``. azure-core's
-  ``BearerTokenCredentialPolicy`` refuses to send a bearer token over plain
-  HTTP; the client configuration's documented ``authentication_policy``
-  keyword replaces it with a subclass that sets azure-core's own
-  ``enforce_https=False`` request option (the per-call option cannot be used:
-  the SDK's LRO pollers issue their GETs without the caller's options).
+* ``ClientSecretCredential(tenant_id, client_id, client_secret,
+  authority="https://127.0.0.1:PORT", disable_instance_discovery=True)``,
+  or ``DefaultAzureCredential(disable_instance_discovery=True)`` reading
+  ``AZURE_TENANT_ID``, ``AZURE_CLIENT_ID``, ``AZURE_CLIENT_SECRET`` and
+  ``AZURE_AUTHORITY_HOST``. ``disable_instance_discovery`` is the one setting
+  in code: MSAL for Python sends instance discovery for any authority host
+  it does not know to ``login.microsoftonline.com``, and azure-identity has
+  no environment variable for turning that off (pinned by
+  ``test_msal_asks_microsoft_about_an_unknown_authority_host``).
+* microsoft-fabric-api: ``FabricClient(credential, base_url=...)``, its own
+  bearer policy (azure-core's, HTTPS only, unchanged).
+* fabric-cicd: ``FabricWorkspace(token_credential=ClientSecretCredential(...))``.
+  It validates its ``DEFAULT_API_ROOT_URL`` / ``FABRIC_API_ROOT_URL``
+  environment variables against Microsoft host names, so its base URL is
+  set through the module constants ``fabric_cicd.constants.DEFAULT_API_ROOT_URL``
+  and ``FABRIC_API_ROOT_URL``, its documented override (``FabricWorkspace``
+  answers the retired ``base_api_url`` argument with
+  ``constants.DEFAULT_API_ROOT_URL = '<your_base_api_url>'``).
+
+The workspaces are created by the test's own (emulator-native) identity and
+grant the service principal Contributor by its object id, as a Fabric admin
+grants a deployment principal; in the DefaultAzureCredential test the
+service principal creates its workspace and is its Admin.
 
 Emulator mismatches the clients found are marked ``EMULATOR MISMATCH`` below.
 Nothing here skips: a missing package fails with the command that installs it.
@@ -60,11 +74,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Emulator, _start_emulator, _stop
+from conftest import REPO, Emulator, _start_emulator, _stop, trust_ca
+from identity import CLIENT_ID, CLIENT_SECRET, FABRIC_SCOPE, TENANT, Wire, service_principal_id
 
 INSTALL = "bash scripts/install-python-deps.sh"
 TEMPLATE = REPO.parent / "shared" / "fabric-event-streams-template" / "eventstream-definition.json"
-FABRIC_SCOPE = "https://api.fabric.microsoft.com/.default"
 CAPACITY = "5f3e2a1b-7c4d-4e8f-9a0b-1c2d3e4f5a6b"
 
 
@@ -73,7 +87,8 @@ def _python_deps() -> None:
     """Overrides conftest's check (which wants the Spark tier): this module
     needs only requirements-test.txt."""
     missing = []
-    for mod in ("fabric_cicd", "microsoft_fabric_api", "azure.core", "requests", "deltalake", "pyarrow", "kafka"):
+    for mod in ("fabric_cicd", "microsoft_fabric_api", "azure.core", "azure.identity", "requests", "deltalake", "pyarrow",
+                "kafka"):
         try:
             __import__(mod)
         except Exception as e:  # ImportError, or a broken install
@@ -87,22 +102,24 @@ def _python_deps() -> None:
 # -- the emulator, in both answer modes -----------------------------------------------
 
 @pytest.fixture(scope="module")
-def async_emulator(emulator_binary: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
-    """The emulator on its embedded broker with ``--async-operations``
+def tls_async_emulator(emulator_binary: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
+    """The emulator on its embedded broker with ``--tls`` and ``--async-operations``
     (through its environment variable, FABRIC_ASYNC_OPERATIONS=true)."""
     d = tmp_path_factory.mktemp("emulator-async")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("FABRIC_ASYNC_OPERATIONS", "true")
-        emu = _start_emulator(emulator_binary, d / "data", "embedded", d / "emulator.log")
+        emu = _start_emulator(emulator_binary, d / "data", "embedded", d / "emulator.log", tls=True)
     yield emu
     _stop(emu.proc)
 
 
 @pytest.fixture(params=["sync", "async"])
 def emu(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Emulator:
+    """The emulator in one answer mode, its CA trusted (``REQUESTS_CA_BUNDLE``)."""
     monkeypatch.delenv("FABRIC_ASYNC_OPERATIONS", raising=False)
-    e = request.getfixturevalue("embedded_emulator" if request.param == "sync" else "async_emulator")
+    e = request.getfixturevalue("tls_emulator" if request.param == "sync" else "tls_async_emulator")
     e.mode = request.param  # type: ignore[attr-defined]
+    trust_ca(monkeypatch, e)
     return e
 
 
@@ -115,7 +132,7 @@ def rest(emu: Emulator, method: str, path: str, body: Any = None) -> tuple[int, 
     url = path if path.startswith("http") else emu.url + path
     req = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
-        with urllib.request.urlopen(req, timeout=60) as r:
+        with urllib.request.urlopen(req, timeout=60, context=emu.ssl_context()) as r:
             status, hdrs, raw = r.status, dict(r.headers), r.read()
     except urllib.error.HTTPError as e:
         status, hdrs, raw = e.code, dict(e.headers), e.read()
@@ -148,10 +165,14 @@ def rest_lro(emu: Emulator, method: str, path: str, body: Any = None) -> Any:
 
 
 def new_workspace(emu: Emulator, name: str) -> str:
-    """A workspace on a (fake) capacity: fabric-cicd refuses to publish into a
-    workspace whose GET has no capacityId."""
+    """A workspace on a (fake) capacity (fabric-cicd refuses to publish into a
+    workspace whose GET has no capacityId), created by the test's identity,
+    where the service principal is a Contributor by its object id."""
     status, _, ws = rest(emu, "POST", "/v1/workspaces", {"displayName": f"{name}-{time.time_ns()}", "capacityId": CAPACITY})
     assert status == 201, ws
+    status, _, ra = rest(emu, "POST", f"/v1/workspaces/{ws['id']}/roleAssignments", {
+        "principal": {"id": service_principal_id(CLIENT_ID), "type": "ServicePrincipal"}, "role": "Contributor"})
+    assert status in (200, 201), ra
     return ws["id"]
 
 
@@ -170,18 +191,24 @@ def definition_parts(emu: Emulator, ws: str, es: str) -> dict[str, Any]:
     return out
 
 
-class EmulatorCredential:
-    """An azure-core TokenCredential (``get_token(*scopes) -> AccessToken``)
-    minting an emulator token; records the scopes it was asked for."""
+def client_secret_credential(emu: Emulator) -> Any:
+    """azure-identity's ClientSecretCredential for the service principal,
+    with the emulator as its authority host."""
+    from azure.identity import ClientSecretCredential
+    return ClientSecretCredential(TENANT, CLIENT_ID, CLIENT_SECRET, authority=emu.url,
+                                  disable_instance_discovery=True)
 
-    def __init__(self, emu: Emulator) -> None:
-        self.emu, self.scopes = emu, []  # type: List[Tuple[str, ...]]
-        self._tok = emu.call("POST", "/_emulator/token", {}, auth=False)
 
-    def get_token(self, *scopes: str, **kwargs: Any) -> Any:
-        from azure.core.credentials import AccessToken
-        self.scopes.append(scopes)
-        return AccessToken(self._tok["access_token"], int(self._tok["expires_on"]))
+def assert_fabric_tokens_from_emulator(wire: Wire, emu: Emulator) -> None:
+    """The credential asked the emulator's token endpoint for the Fabric
+    scope with the client-credentials grant, and asked no one else."""
+    assert not wire.outside_loopback(), wire.outside_loopback()
+    tokens = wire.token_requests()
+    assert tokens, [f"{s.method} {s.url}" for s in wire.sent]
+    for t in tokens:
+        assert t.url == f"{emu.url}/{TENANT}/oauth2/v2.0/token" and t.status == 200, t
+        assert t.form["grant_type"] == ["client_credentials"] and t.form["client_id"] == [CLIENT_ID], t.form
+        assert t.form["scope"] == [FABRIC_SCOPE] and t.form["client_secret"] == [CLIENT_SECRET], t.form
 
 
 # -- the Eventstream, from Microsoft's template --------------------------------------------
@@ -277,26 +304,6 @@ def produce(emu: Emulator, ws: str, es: str, datasource: str, ids: list[str]) ->
 
 # -- fabric-cicd -------------------------------------------------------------------------------
 
-class RequestLog:
-    """Records (method, url, status) of every request fabric-cicd sends, by
-    wrapping requests.request (which its FabricEndpoint calls); calls through."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        import requests
-        self.calls: list[tuple[str, str, int]] = []
-        real = requests.request
-
-        def request(method: str, url: str, **kw: Any) -> Any:
-            r = real(method, url, **kw)
-            self.calls.append((method, url, r.status_code))
-            return r
-
-        monkeypatch.setattr(requests, "request", request)
-
-    def routes(self, base: str) -> list[str]:
-        return [f"{m} {u[len(base):]} {s}" for m, u, s in self.calls]
-
-
 def write_item(repo: Path, topo: dict[str, Any], description: str) -> None:
     d = repo / "Bikes.Eventstream"
     d.mkdir(parents=True, exist_ok=True)
@@ -309,28 +316,26 @@ def write_item(repo: Path, topo: dict[str, Any], description: str) -> None:
 
 
 def cicd_publish(emu: Emulator, ws: str, repo: Path) -> None:
-    """One fabric-cicd run, as a pipeline would: a new FabricWorkspace and
-    publish_all_items, Eventstream items only."""
+    """One fabric-cicd run, as a pipeline would: a new ClientSecretCredential
+    and FabricWorkspace, and publish_all_items, Eventstream items only."""
     from fabric_cicd import FabricWorkspace, publish_all_items
-    cred = EmulatorCredential(emu)
     workspace = FabricWorkspace(workspace_id=ws, repository_directory=str(repo), item_type_in_scope=["Eventstream"],
-                                token_credential=cred)
+                                token_credential=client_secret_credential(emu))
     publish_all_items(workspace)
-    assert cred.scopes and all(s == (FABRIC_SCOPE,) for s in cred.scopes), cred.scopes
 
 
 @pytest.fixture
-def cicd(emu: Emulator, monkeypatch: pytest.MonkeyPatch) -> RequestLog:
+def cicd(emu: Emulator, wire: Wire, monkeypatch: pytest.MonkeyPatch) -> Wire:
     from fabric_cicd import constants
 
     # fabric-cicd's documented root-URL override (module constants; its
     # environment variables accept only HTTPS Microsoft hosts).
     monkeypatch.setattr(constants, "DEFAULT_API_ROOT_URL", emu.url)
     monkeypatch.setattr(constants, "FABRIC_API_ROOT_URL", emu.url)
-    return RequestLog(monkeypatch)
+    return wire
 
 
-def test_fabric_cicd_deploys_and_redeploys_template_eventstream(emu: Emulator, cicd: RequestLog, tmp_path: Path) -> None:
+def test_fabric_cicd_deploys_and_redeploys_template_eventstream(emu: Emulator, cicd: Wire, tmp_path: Path) -> None:
     """fabric-cicd publishes Bikes.Eventstream (create with definition),
     then a changed definition (updateDefinition); the emulator holds each
     version, and the deployed Filter runs on produced events."""
@@ -388,6 +393,9 @@ def test_fabric_cicd_deploys_and_redeploys_template_eventstream(emu: Emulator, c
 
     # The routes fabric-cicd took; with --async-operations it followed each
     # 202 to /v1/operations/{id} and its /result.
+    # Each run's credential got its token from the emulator's token endpoint.
+    assert_fabric_tokens_from_emulator(cicd, emu)
+    assert len(cicd.token_requests()) == 2, cicd.token_requests()
     calls = cicd.routes(emu.url)
     base = f"/v1/workspaces/{ws}"
     create = [c for c in calls if c.startswith(f"POST {base}/items ")]
@@ -413,23 +421,12 @@ def test_fabric_cicd_deploys_and_redeploys_template_eventstream(emu: Emulator, c
 
 # -- microsoft-fabric-api ----------------------------------------------------------------------
 
-def fabric_client(emu: Emulator, hook: Callable[[Any], None]) -> Any:
-    from azure.core.pipeline.policies import BearerTokenCredentialPolicy
+def fabric_client(emu: Emulator, credential: Any, hook: Callable[[Any], None] | None = None) -> Any:
+    """microsoft-fabric-api's FabricClient on the emulator's base URL, with
+    its own (azure-core) bearer token policy."""
     from microsoft_fabric_api import FabricClient
-
-    class LoopbackBearerPolicy(BearerTokenCredentialPolicy):
-        """azure-core's bearer policy with its HTTPS check off (azure-core's
-        own ``enforce_https`` request option): the emulator is plain HTTP
-        on loopback."""
-
-        def on_request(self, request: Any) -> Any:
-            request.context.options["enforce_https"] = False
-            return super().on_request(request)
-
-    cred = EmulatorCredential(emu)
-    return FabricClient(cred, base_url=emu.url + "/",
-                        authentication_policy=LoopbackBearerPolicy(cred, FABRIC_SCOPE),
-                        raw_response_hook=hook, polling_interval=0.2)
+    kw: dict[str, Any] = {"raw_response_hook": hook} if hook else {}
+    return FabricClient(credential, base_url=emu.url + "/", polling_interval=0.2, **kw)
 
 
 def lro_result(extractor: Any, timeout: float = 30) -> Any:
@@ -443,16 +440,19 @@ def lro_result(extractor: Any, timeout: float = 30) -> Any:
     return extractor.result
 
 
-def test_microsoft_fabric_api_creates_reads_and_updates_template_eventstream(emu: Emulator) -> None:
-    """microsoft-fabric-api: get_workspace, create a Lakehouse (core items),
-    create the Eventstream with its definition, read its topology and
-    definition, update the definition, list items; each compared with what
-    the emulator's REST answers."""
+def test_microsoft_fabric_api_creates_reads_and_updates_template_eventstream(emu: Emulator, wire: Wire) -> None:
+    """microsoft-fabric-api with azure-identity's ClientSecretCredential:
+    get_workspace, create a Lakehouse (core items), create the Eventstream
+    with its definition, read its topology and definition, update the
+    definition, list items; each compared with what the emulator's REST
+    answers. A Kafka client produces into its custom endpoint over SASL_SSL
+    with the connection string the SDK read."""
     from microsoft_fabric_api.generated.core import models as core
     from microsoft_fabric_api.generated.eventstream import models as esm
 
     seen: list[tuple[str, str, int]] = []
-    client = fabric_client(emu, lambda r: seen.append((r.http_request.method, r.http_request.url, r.http_response.status_code)))
+    client = fabric_client(emu, client_secret_credential(emu),
+                           lambda r: seen.append((r.http_request.method, r.http_request.url, r.http_response.status_code)))
     ws = new_workspace(emu, "sdk")
 
     w = client.core.workspaces.get_workspace(ws)
@@ -484,14 +484,14 @@ def test_microsoft_fabric_api_creates_reads_and_updates_template_eventstream(emu
     assert tp.destinations[0].properties.item_id == lh.id and tp.destinations[0].status == "Running"
 
     # The custom endpoint's connection through the SDK, then a Kafka client
-    # configured the Event Hubs way (SASL PLAIN, "$ConnectionString", the
-    # string as password; SASL_PLAINTEXT for the emulator) feeds the source.
+    # configured the Event Hubs way (SASL_SSL, SASL PLAIN, "$ConnectionString",
+    # the string as password) and trusting the emulator's CA feeds the source.
     conn = client.eventstream.topology.get_eventstream_source_connection(ws, created.id, tp.sources[0].id)
     assert conn.event_hub_name == es["properties"]["streams"][0]["topic"]
     assert conn.access_keys.primary_connection_string.startswith(f"Endpoint=sb://{conn.fully_qualified_namespace}/;SharedAccessKeyName=key_")
     from kafka import KafkaProducer
-    producer = KafkaProducer(bootstrap_servers=conn.fully_qualified_namespace, security_protocol="SASL_PLAINTEXT",
-                             sasl_mechanism="PLAIN", sasl_plain_username="$ConnectionString",
+    producer = KafkaProducer(bootstrap_servers=conn.fully_qualified_namespace, security_protocol="SASL_SSL",
+                             ssl_cafile=str(emu.ca), sasl_mechanism="PLAIN", sasl_plain_username="$ConnectionString",
                              sasl_plain_password=conn.access_keys.primary_connection_string)
     try:
         for i in ("0", "BP1", "BP2"):
@@ -530,11 +530,84 @@ def test_microsoft_fabric_api_creates_reads_and_updates_template_eventstream(emu
         assert sum(s == 202 for _, _, s in seen) == 4, seen  # lakehouse, eventstream, getDefinition, updateDefinition
     else:
         assert not ops and not any(s == 202 for _, _, s in seen), seen
+    # One token, from the emulator, for the Fabric scope; every call over HTTPS.
+    assert_fabric_tokens_from_emulator(wire, emu)
+    assert len(wire.token_requests()) == 1, wire.token_requests()
+    assert seen and all(u.startswith(emu.url + "/") and u.startswith("https://") for _, u, _ in seen), seen
 
 
-def test_lakehouse_destination_node_round_trips(embedded_emulator: Emulator) -> None:
+def set_identity_environment(monkeypatch: pytest.MonkeyPatch, emu: Emulator) -> None:
+    """The four variables of azure-identity's EnvironmentCredential, the
+    authority host being the emulator's URL."""
+    for k, v in {"AZURE_TENANT_ID": TENANT, "AZURE_CLIENT_ID": CLIENT_ID, "AZURE_CLIENT_SECRET": CLIENT_SECRET,
+                 "AZURE_AUTHORITY_HOST": emu.url}.items():
+        monkeypatch.setenv(k, v)
+
+
+def test_default_azure_credential_from_environment_creates_and_lists_items(
+        tls_emulator: Emulator, wire: Wire, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DefaultAzureCredential configured by environment variables alone
+    (learn.microsoft.com/python/api/azure-identity, EnvironmentCredential;
+    README "What a Python user sets"), plus disable_instance_discovery in
+    code: the service principal creates its workspace (and so is its Admin,
+    Fabric's rule for a creator), a Lakehouse and an Eventstream through
+    microsoft-fabric-api, and lists them."""
+    from azure.identity import DefaultAzureCredential
+    from microsoft_fabric_api.generated.core import models as core
+
+    emu = tls_emulator
+    trust_ca(monkeypatch, emu)
+    set_identity_environment(monkeypatch, emu)
+    client = fabric_client(emu, DefaultAzureCredential(disable_instance_discovery=True))
+
+    ws = client.core.workspaces.create_workspace(core.CreateWorkspaceRequest(display_name=f"dac-{time.time_ns()}"))
+    lh = client.core.items.create_item(ws.id, core.CreateItemRequest(display_name="orders_lh", type="Lakehouse"))
+    es = client.core.items.create_item(ws.id, core.CreateItemRequest(display_name="orders", type="Eventstream"))
+    assert (lh.type, es.type, lh.workspace_id, es.workspace_id) == ("Lakehouse", "Eventstream", ws.id, ws.id)
+
+    items = sorted((i.type, i.display_name, i.id) for i in client.core.items.list_items(ws.id))
+    assert items == sorted([("Eventstream", "orders", es.id), ("Lakehouse", "orders_lh", lh.id)])
+    assert ws.id in [w.id for w in client.core.workspaces.list_workspaces()]
+    # This assertion found the emulator recording a service principal
+    # creator as a "User" (fixed: the type follows the token's idtyp).
+    roles = [(r.principal.id, r.principal.type, r.role) for r in client.core.workspaces.list_workspace_role_assignments(ws.id)]
+    assert roles == [(service_principal_id(CLIENT_ID), "ServicePrincipal", "Admin")], roles
+    assert_fabric_tokens_from_emulator(wire, emu)
+
+
+def test_msal_asks_microsoft_about_an_unknown_authority_host(
+        tls_emulator: Emulator, wire: Wire, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Why disable_instance_discovery=True is needed: without it MSAL for
+    Python (under azure-identity) validates an authority host outside its
+    list of Microsoft hosts by GET https://login.microsoftonline.com/common/
+    discovery/instance, whatever the authority host is (MSAL's
+    ``authority.py``); offline that fails, and Microsoft does not know the
+    emulator's host either. azure-identity reads no environment variable
+    that turns it off, so DefaultAzureCredential from the environment alone
+    fails the same way. (The Go helper found the same of MSAL for Go.)"""
+    from azure.core.exceptions import ClientAuthenticationError
+    from azure.identity import ClientSecretCredential, DefaultAzureCredential
+    from azure.identity._constants import EnvironmentVariables
+
+    emu = tls_emulator
+    trust_ca(monkeypatch, emu)
+    set_identity_environment(monkeypatch, emu)
+    for cred in (ClientSecretCredential(TENANT, CLIENT_ID, CLIENT_SECRET, authority=emu.url), DefaultAzureCredential()):
+        wire.sent.clear()
+        with pytest.raises(ClientAuthenticationError, match="login.microsoftonline.com/common/discovery/instance"):
+            cred.get_token(FABRIC_SCOPE)
+        asked = {f"{s.method} https://{s.host}{s.path}" for s in wire.sent}
+        assert asked == {"GET https://login.microsoftonline.com/common/discovery/instance"}, wire.sent
+        assert not wire.token_requests()
+    # No environment variable of azure-identity names instance discovery:
+    # when one appears, the README's Python paragraph can drop the keyword.
+    names = [v for k, v in vars(EnvironmentVariables).items() if k.isupper() and isinstance(v, str)]
+    assert names and not [n for n in names if "DISCOVERY" in n or "INSTANCE" in n], names
+
+
+def test_lakehouse_destination_node_round_trips(tls_emulator: Emulator) -> None:
     """The Lakehouse destination node a client deploys comes back as deployed (ids and status aside)."""
-    emu = embedded_emulator
+    emu = tls_emulator
     emu.mode = "sync"  # type: ignore[attr-defined]
     ws = new_workspace(emu, "roundtrip")
     lh = rest_lro(emu, "POST", f"/v1/workspaces/{ws}/lakehouses", {"displayName": "lh"})
@@ -546,9 +619,9 @@ def test_lakehouse_destination_node_round_trips(embedded_emulator: Emulator) -> 
     assert [strip_runtime(n) for n in held["destinations"]] == v1["destinations"]
 
 
-def test_empty_success_answers_carry_a_content_type(embedded_emulator: Emulator) -> None:
+def test_empty_success_answers_carry_a_content_type(tls_emulator: Emulator) -> None:
     """updateDefinition's 200 (no body) names a Content-Type, as fabric-cicd requires."""
-    emu = embedded_emulator
+    emu = tls_emulator
     emu.mode = "sync"  # type: ignore[attr-defined]
     ws = new_workspace(emu, "ctype")
     es = rest_lro(emu, "POST", f"/v1/workspaces/{ws}/eventstreams", {"displayName": "e"})

@@ -137,6 +137,9 @@ type call struct {
 	r         *http.Request
 	id        string
 	principal string // the token's oid; empty on unauthenticated routes
+	// principalType is the caller's kind in Fabric's terms: "ServicePrincipal"
+	// for an app-only token (idtyp "app"), else "User".
+	principalType string
 }
 
 // endpoint handles a call and returns an error to be rendered as the envelope.
@@ -153,7 +156,10 @@ func (a *API) handle(pattern string, authenticated bool, fn endpoint) {
 				fabricerr.Write(w, c.id, authError(err))
 				return
 			}
-			c.principal = claims.ObjectID
+			c.principal, c.principalType = claims.ObjectID, "User"
+			if claims.IDType == "app" {
+				c.principalType = "ServicePrincipal"
+			}
 		}
 		if err := fn(c); err != nil {
 			a.fail(w, r, c.id, err)

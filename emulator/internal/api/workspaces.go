@@ -73,7 +73,7 @@ func (a *API) createWorkspace(c *call) error {
 		}
 	}
 	ws := store.Workspace{ID: uuid.NewString(), DisplayName: req.DisplayName, Description: req.Description, CapacityID: req.CapacityID, CreatedAt: a.cfg.Now()}
-	err := a.cfg.Store.CreateWorkspace(c.r.Context(), ws, store.RoleAssignment{PrincipalID: c.principal, PrincipalType: "User"})
+	err := a.cfg.Store.CreateWorkspace(c.r.Context(), ws, store.RoleAssignment{PrincipalID: c.principal, PrincipalType: c.principalType})
 	if errors.Is(err, store.ErrConflict) {
 		return nameTaken(req.DisplayName)
 	} else if err != nil {
