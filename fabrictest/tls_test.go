@@ -45,7 +45,7 @@ func TestTLS(t *testing.T) {
 		"sources": []any{map[string]any{"name": "app", "type": "CustomEndpoint", "properties": map[string]any{}}},
 		"streams": []any{map[string]any{"name": "s", "type": "DefaultStream", "properties": map[string]any{}, "inputNodes": []any{map[string]any{"name": "app"}}}},
 		"destinations": []any{map[string]any{"name": "lake", "type": "Lakehouse", "inputNodes": []any{map[string]any{"name": "s"}},
-			"properties": map[string]any{"workspaceId": ws.ID, "itemId": lh.ID, "deltaTable": "events"}}},
+			"properties": map[string]any{"workspaceId": ws.ID, "itemId": lh.ID, "deltaTable": "events", "minimumRows": 1}}},
 	})
 	conn := es.SourceConnection(es.Topology().Source("app").ID)
 	cl, err := kgo.NewClient(append(conn.KafkaOpts(), kgo.DefaultProduceTopic(conn.EventHubName))...)
