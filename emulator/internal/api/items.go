@@ -176,7 +176,7 @@ func (a *API) createItem(typed string) endpoint {
 			}
 		}
 		var plan *definition.Plan
-		if hasDef { // checked in full before the item exists
+		if hasDef && typ == TypeEventstream { // checked in full before the item exists
 			if plan, err = a.planCreation(c, &it, req.Definition); err != nil {
 				return err
 			}
