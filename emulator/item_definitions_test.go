@@ -97,7 +97,9 @@ func TestItemDefinitionRefusals(t *testing.T) {
 	ws := e.workspace("refusals")
 	pipelines := "/v1/workspaces/" + ws + "/dataPipelines"
 	create := func(body map[string]any) resp { return e.call("POST", pipelines, body) }
-	bad := func(kv ...string) map[string]any { return map[string]any{"displayName": "p", "definition": orderedParts("", kv...)} }
+	bad := func(kv ...string) map[string]any {
+		return map[string]any{"displayName": "p", "definition": orderedParts("", kv...)}
+	}
 	e.wantError(create(map[string]any{"displayName": "p", "definition": map[string]any{"parts": []any{
 		map[string]any{"path": "pipeline-content.json", "payload": "not base64!", "payloadType": "InlineBase64"}}}}), 400, "CorruptedPayload")
 	e.wantError(create(bad("pipeline-content.json", "{not json")), 400, "CorruptedPayload")
