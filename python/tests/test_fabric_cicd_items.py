@@ -123,7 +123,8 @@ def test_fabric_cicd_publishes_pipeline_notebook_lakehouse_eventstream(emu: Emul
     publish(emu, ws, repo)
     again = items_by_type(emu, ws)
     assert {t: i["id"] for t, i in again.items()} == {t: i["id"] for t, i in items.items()}, again
-    assert again["Notebook"]["description"] == "notebook v2" and again["DataPipeline"]["description"] == "pipeline v2", again
+    assert {t: i["description"] for t, i in again.items()} == {t: f"{t.lower().replace('datapipeline', 'pipeline')} v2"
+                                                               for t in TYPES}, again
     pipeline = definition(emu, ws, items["DataPipeline"]["id"])
     wait = json.loads(pipeline["pipeline-content.json"])["properties"]["activities"][0]
     assert wait["typeProperties"] == {"waitTimeInSeconds": 2}, pipeline
@@ -131,11 +132,14 @@ def test_fabric_cicd_publishes_pipeline_notebook_lakehouse_eventstream(emu: Emul
     assert 'print("version 2")' in nb["notebook-content.py"], nb
     assert json.loads(nb[".platform"])["metadata"]["description"] == "notebook v2", nb
 
-    # The routes fabric-cicd took: creates through POST …/items, updates through updateDefinition.
+    # The routes fabric-cicd took: creates through POST …/items, updates
+    # through updateDefinition (the Lakehouse, which it publishes without a
+    # definition here, through PATCH …/items/{id}).
     calls = cicd.routes(emu.url)
     base = f"/v1/workspaces/{ws}"
     creates = [c for c in calls if c.startswith(f"POST {base}/items ")]
     updates = [c for c in calls if "/updateDefinition" in c]
     assert len(creates) == 4, calls
+    assert any(c.startswith(f"PATCH {base}/items/{items['Lakehouse']['id']} ") for c in calls), calls
     assert all(c.split()[-1] in ("200", "201", "202") for c in creates + updates), calls
     assert {u.split("/items/")[1].split("/")[0] for u in updates} >= {items["DataPipeline"]["id"], items["Notebook"]["id"]}, calls
