@@ -147,7 +147,7 @@ func loadSpecs(t *testing.T) *specSet {
 	}
 	s := &specSet{root: root, files: map[string]map[string]any{}, ops: map[string]*specOp{}, schemas: map[string]any{},
 		origin: map[string][2]string{}, poly: map[string]*polymorph{}}
-	for _, f := range []string{"platform", "eventstream", "lakehouse", "eventhouse", "kqlDatabase", "reflex"} {
+	for _, f := range []string{"platform", "eventstream", "lakehouse", "eventhouse", "kqlDatabase", "reflex", "dataPipeline", "notebook", "sparkjobdefinition", "warehouse"} {
 		file := f + "/swagger.json"
 		doc := s.file(t, file)
 		for p, item := range doc["paths"].(map[string]any) {
@@ -674,6 +674,13 @@ var served = []string{
 	"Topology_PauseEventstreamDestination", "Topology_ResumeEventstreamDestination",
 	"Topology_GetEventstreamSourceConnection", "Topology_GetEventstreamDestinationConnection",
 	"Folders_ListFolders",
+	"Items_CreateDataPipeline", "Items_ListDataPipelines", "Items_GetDataPipeline", "Items_UpdateDataPipeline", "Items_DeleteDataPipeline",
+	"Items_GetDataPipelineDefinition", "Items_UpdateDataPipelineDefinition",
+	"Items_CreateNotebook", "Items_ListNotebooks", "Items_GetNotebook", "Items_UpdateNotebook", "Items_DeleteNotebook",
+	"Items_GetNotebookDefinition", "Items_UpdateNotebookDefinition",
+	"Items_CreateSparkJobDefinition", "Items_ListSparkJobDefinitions", "Items_GetSparkJobDefinition", "Items_UpdateSparkJobDefinition", "Items_DeleteSparkJobDefinition",
+	"Items_GetSparkJobDefinitionDefinition", "Items_UpdateSparkJobDefinitionDefinition",
+	"Items_CreateWarehouse", "Items_ListWarehouses", "Items_GetWarehouse", "Items_UpdateWarehouse", "Items_DeleteWarehouse",
 }
 
 func TestConformance(t *testing.T) {
@@ -748,8 +755,18 @@ func TestConformance(t *testing.T) {
 			}},
 		{"Items_CreateReflex", "Items_ListReflexes", "Items_GetReflex", "Items_UpdateReflex", "Items_DeleteReflex", "reflexes", "reflexId",
 			func(i int) map[string]any { return map[string]any{"displayName": fmt.Sprint("rx", i)} }},
+		{"Items_CreateDataPipeline", "Items_ListDataPipelines", "Items_GetDataPipeline", "Items_UpdateDataPipeline", "Items_DeleteDataPipeline", "dataPipelines", "dataPipelineId",
+			func(i int) map[string]any {
+				return map[string]any{"displayName": fmt.Sprint("pl", i), "definition": partsOf(map[string]string{"pipeline-content.json": `{"properties":{"activities":[]}}`})}
+			}},
+		{"Items_CreateNotebook", "Items_ListNotebooks", "Items_GetNotebook", "Items_UpdateNotebook", "Items_DeleteNotebook", "notebooks", "notebookId",
+			func(i int) map[string]any { return map[string]any{"displayName": fmt.Sprint("typed-nb", i)} }},
+		{"Items_CreateSparkJobDefinition", "Items_ListSparkJobDefinitions", "Items_GetSparkJobDefinition", "Items_UpdateSparkJobDefinition", "Items_DeleteSparkJobDefinition", "sparkJobDefinitions", "sparkJobDefinitionId",
+			func(i int) map[string]any { return map[string]any{"displayName": fmt.Sprint("sjd", i)} }},
+		{"Items_CreateWarehouse", "Items_ListWarehouses", "Items_GetWarehouse", "Items_UpdateWarehouse", "Items_DeleteWarehouse", "warehouses", "warehouseId",
+			func(i int) map[string]any { return map[string]any{"displayName": fmt.Sprint("wh", i)} }},
 	}
-	var lakehouseID, notebookID string
+	var lakehouseID, notebookID, pipelineID, typedNotebookID, sjdID string
 	for _, col := range cols {
 		base := wsBase + "/" + col.route
 		var ids []string
@@ -763,6 +780,12 @@ func TestConformance(t *testing.T) {
 			lakehouseID = ids[0]
 		case "items":
 			notebookID = ids[0]
+		case "dataPipelines":
+			pipelineID = ids[0]
+		case "notebooks":
+			typedNotebookID = ids[0]
+		case "sparkJobDefinitions":
+			sjdID = ids[0]
 		}
 		do(col.create, "POST", base, col.body(0)) // name in use
 		page := e.must(200, do(col.list, "GET", base, nil))
@@ -817,12 +840,28 @@ func TestConformance(t *testing.T) {
 	e.must(200, do("Items_GetEventstreamDefinition", "POST", esBase+"/getDefinition", nil))
 	do("Items_GetEventstreamDefinition", "POST", missingES+"/getDefinition", nil) // not found
 	cur := parts(t, e.must(200, do("Items_GetItemDefinition", "POST", wsBase+"/items/"+esID+"/getDefinition", nil)))["eventstream.json"]
-	do("Items_GetItemDefinition", "POST", wsBase+"/items/"+lakehouseID+"/getDefinition", nil) // not for a Lakehouse
+	do("Items_GetItemDefinition", "POST", wsBase+"/items/"+lakehouseID+"/getDefinition", nil) // a Lakehouse's stored definition (none: .platform only)
 	e.must(200, do("Items_UpdateEventstreamDefinition", "POST", esBase+"/updateDefinition?updateMetadata=true", map[string]any{"definition": definitionOf(cur, platform)}))
 	do("Items_UpdateEventstreamDefinition", "POST", esBase+"/updateDefinition", map[string]any{"definition": map[string]any{"parts": []any{
 		map[string]any{"path": "eventstream.json", "payload": "!!", "payloadType": "InlineBase64"}}}}) // corrupted payload
 	e.must(200, do("Items_UpdateItemDefinition", "POST", wsBase+"/items/"+esID+"/updateDefinition", map[string]any{"definition": definitionOf(cur, nil)}))
-	do("Items_UpdateItemDefinition", "POST", wsBase+"/items/"+lakehouseID+"/updateDefinition", map[string]any{"definition": definitionOf(cur, nil)}) // not for a Lakehouse
+	do("Items_UpdateItemDefinition", "POST", wsBase+"/items/"+lakehouseID+"/updateDefinition", map[string]any{"definition": definitionOf(cur, nil)}) // stored as sent
+
+	// Stored definitions of the other item types, typed routes.
+	plBase, nbBase, sjdBase := wsBase+"/dataPipelines/"+pipelineID, wsBase+"/notebooks/"+typedNotebookID, wsBase+"/sparkJobDefinitions/"+sjdID
+	e.must(200, do("Items_GetDataPipelineDefinition", "POST", plBase+"/getDefinition", nil))
+	do("Items_GetDataPipelineDefinition", "POST", wsBase+"/dataPipelines/0b3c9b0e-5d8f-4c1a-9e77-2f6a1d3b4c5e/getDefinition", nil) // not found
+	e.must(200, do("Items_UpdateDataPipelineDefinition", "POST", plBase+"/updateDefinition?updateMetadata=true",
+		map[string]any{"definition": partsOf(map[string]string{"pipeline-content.json": `{"properties":{"activities":[{"name":"w","type":"Wait"}]}}`,
+			".platform": `{"metadata":{"type":"DataPipeline","displayName":"pl-renamed"}}`})}))
+	do("Items_UpdateDataPipelineDefinition", "POST", plBase+"/updateDefinition", map[string]any{"definition": partsOf(map[string]string{"other.json": `{}`})}) // part missing
+	e.must(200, do("Items_UpdateNotebookDefinition", "POST", nbBase+"/updateDefinition",
+		map[string]any{"definition": partsOf(map[string]string{"notebook-content.py": "# Fabric notebook source\nprint(1)\n"})}))
+	e.must(200, do("Items_GetNotebookDefinition", "POST", nbBase+"/getDefinition", nil))
+	do("Items_GetNotebookDefinition", "POST", nbBase+"/getDefinition?format=ipynb", nil) // not converted
+	e.must(200, do("Items_UpdateSparkJobDefinitionDefinition", "POST", sjdBase+"/updateDefinition",
+		map[string]any{"definition": partsOf(map[string]string{"SparkJobDefinitionV1.json": `{"executableFile":null}`})}))
+	e.must(200, do("Items_GetSparkJobDefinitionDefinition", "POST", sjdBase+"/getDefinition", nil))
 
 	tp := e.must(200, do("Topology_GetEventstreamTopology", "GET", esBase+"/topology", nil)).Body
 	do("Topology_GetEventstreamTopology", "GET", missingES+"/topology", nil)
@@ -859,7 +898,7 @@ func TestConformance(t *testing.T) {
 
 	// Job Scheduler: one that fails (no runner), one blocked then cancelled.
 	items := wsBase + "/items/" + notebookID
-	run := e.must(202, do("JobScheduler_RunOnDemandItemJob", "POST", items+"/jobs/DefaultJob/instances", nil))
+	run := e.must(202, do("JobScheduler_RunOnDemandItemJob", "POST", items+"/jobs/RunNotebook/instances", nil))
 	failed := run.Header.Get("Location")[strings.LastIndex(run.Header.Get("Location"), "/")+1:]
 	blocked := e.must(202, do("JobScheduler_RunOnDemandItemJob", "POST", items+"/jobs/Blocking/instances",
 		map[string]any{"executionData": map[string]any{"k": "v"}}))

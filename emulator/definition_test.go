@@ -240,6 +240,7 @@ func TestDefinitionRefusalsChangeNothing(t *testing.T) {
 	if after := e.must(200, e.call("GET", path+"/topology", nil)).Raw; string(after) != string(before) {
 		t.Fatalf("a refused update changed the topology")
 	}
-	// Other item types have no definition here.
-	e.wantError(e.call("POST", "/v1/workspaces/"+ws+"/items/"+lh+"/getDefinition", nil), 400, "OperationNotSupportedForItem")
+	// An item type without a definition in Fabric (MLModel) has none here.
+	ml := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/mlModels", map[string]any{"displayName": "ml"})).str("id")
+	e.wantError(e.call("POST", "/v1/workspaces/"+ws+"/items/"+ml+"/getDefinition", nil), 400, "OperationNotSupportedForItem")
 }

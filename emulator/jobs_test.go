@@ -100,7 +100,7 @@ func TestJobWebhook(t *testing.T) {
 		var j map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&j)
 		got.Store(j)
-		if j["jobType"] == "Refuse" {
+		if j["jobType"] == "Pipeline" {
 			http.Error(w, "not today", http.StatusTeapot)
 		}
 	}))
@@ -115,7 +115,8 @@ func TestJobWebhook(t *testing.T) {
 	if j := got.Load().(map[string]any); j["itemId"] != nb || j["jobType"] != "RunNotebook" {
 		t.Fatalf("webhook received %v", j)
 	}
-	j := e.waitJob(e.must(202, e.call("POST", base+"Refuse/instances", nil)).Header.Get("Location"))
+	pl := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/dataPipelines", map[string]any{"displayName": "pl"})).str("id")
+	j := e.waitJob(e.must(202, e.call("POST", "/v1/workspaces/"+ws+"/items/"+pl+"/jobs/Pipeline/instances", nil)).Header.Get("Location"))
 	if j.str("status") != "Failed" || !strings.Contains(string(j.Raw), "not today") {
 		t.Fatalf("refused webhook job: %s", j.Raw)
 	}

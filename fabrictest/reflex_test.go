@@ -41,7 +41,7 @@ func TestReflexStartsOneJobPerEvent(t *testing.T) {
 	g.Expect(trig.Action.ItemID).To(Equal(nb.ID))
 	g.Expect(trig.Action.WorkspaceID).To(Equal(ws.ID))
 	g.Expect(rx.Triggers()).To(HaveLen(1))
-	rx.Trigger("big orders only", es, nb, "Pipeline", fabrictest.When(`{"field": "n", "op": "gte", "value": 3}`), fabrictest.Disabled())
+	rx.Trigger("big orders only", es, nb, "RunNotebook", fabrictest.When(`{"field": "n", "op": "gte", "value": 3}`), fabrictest.Disabled())
 
 	es.BindReflex(rx)
 	es.ProduceJSON(map[string]any{"n": 1}, map[string]any{"n": 2}, map[string]any{"n": 3})

@@ -26,9 +26,15 @@ from pathlib import Path
 from typing import Any
 
 # The service documents whose paths the emulator serves (as conformance_test.go).
-SERVICES = ("platform", "eventstream", "lakehouse", "eventhouse", "kqlDatabase", "reflex")
+# Of the 47 typed collections routes.go serves (issue 17), two documents
+# are bundled here, to keep the run's time: dataPipeline and notebook.
+SERVICES = ("platform", "eventstream", "lakehouse", "eventhouse", "kqlDatabase", "reflex", "dataPipeline", "notebook")
 
-_TYPED = ("eventstreams", "lakehouses", "eventhouses", "kqlDatabases", "reflexes")
+_TYPED = ("eventstreams", "lakehouses", "eventhouses", "kqlDatabases", "reflexes", "dataPipelines", "notebooks")
+
+# The typed collections whose stored definitions (getDefinition,
+# updateDefinition) are bundled; routes.go builds them in its loop.
+TYPED_DEFINITIONS = ("dataPipelines", "notebooks")
 
 # SERVED mirrors the Fabric routes of emulator/internal/api/routes.go (its emulator-
 # native routes have no Microsoft document), in routes.go's spelling with
@@ -65,6 +71,10 @@ SERVED: tuple[str, ...] = (
     route for c in _TYPED for route in (
         f"POST /workspaces/{{ws}}/{c}", f"GET /workspaces/{{ws}}/{c}", f"GET /workspaces/{{ws}}/{c}/{{id}}",
         f"PATCH /workspaces/{{ws}}/{c}/{{id}}", f"DELETE /workspaces/{{ws}}/{c}/{{id}}",
+    )
+) + tuple(
+    route for c in TYPED_DEFINITIONS for route in (
+        f"POST /workspaces/{{ws}}/{c}/{{id}}/getDefinition", f"POST /workspaces/{{ws}}/{c}/{{id}}/updateDefinition",
     )
 )
 

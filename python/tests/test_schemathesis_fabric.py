@@ -48,7 +48,7 @@ from typing import Any
 
 import pytest
 from conftest import REPO, Emulator, _start_emulator, _stop
-from fabric_openapi import bundle, routes_go_shapes, served_shapes, spec_root, spec_shapes
+from fabric_openapi import TYPED_DEFINITIONS, bundle, routes_go_shapes, served_shapes, spec_root, spec_shapes
 
 INSTALL = "bash scripts/install-python-deps.sh"
 MAX_EXAMPLES = int(os.environ.get("FABRICTEST_SCHEMATHESIS_EXAMPLES", "25"))
@@ -112,10 +112,13 @@ def _populate(emu: Emulator) -> dict[str, list[str]]:
     path parameter names."""
     ws = emu.create_workspace(f"schemathesis-{time.monotonic_ns()}")
     ids: dict[str, str] = {}
-    for coll in ("lakehouses", "eventhouses", "kqlDatabases", "reflexes"):
+    for coll in ("lakehouses", "eventhouses", "kqlDatabases", "reflexes", "dataPipelines", "notebooks"):
         body: dict[str, Any] = {"displayName": f"hostile_{coll}"}
         if coll == "kqlDatabases":
             body["creationPayload"] = {"databaseType": "ReadWrite", "parentEventhouseItemId": ids["eventhouses"]}
+        if coll == "dataPipelines":
+            content = base64.b64encode(b'{"properties":{"activities":[]}}').decode()
+            body["definition"] = {"parts": [{"path": "pipeline-content.json", "payload": content, "payloadType": "InlineBase64"}]}
         ids[coll] = emu.call("POST", f"/v1/workspaces/{ws}/{coll}", body)["id"]
     es = emu.call("POST", f"/v1/workspaces/{ws}/eventstreams",
                   {"displayName": "hostile", "definition": _definition(ws, ids["lakehouses"])})
@@ -129,6 +132,7 @@ def _populate(emu: Emulator) -> dict[str, list[str]]:
         "destinationId": [n["id"] for n in topo["destinations"]],
         "lakehouseId": [ids["lakehouses"]], "eventhouseId": [ids["eventhouses"]],
         "kqlDatabaseId": [ids["kqlDatabases"]], "reflexId": [ids["reflexes"]],
+        "dataPipelineId": [ids["dataPipelines"]], "notebookId": [ids["notebooks"]],
         "workspaceRoleAssignmentId": [principal],
         "itemId": [es["id"]] + list(ids.values()),
         "jobType": ["DefaultJob"],
@@ -239,9 +243,10 @@ def _built_in_a_loop(shape: str) -> bool:
     """A route routes.go registers in a loop: a typed collection's CRUD or an
     operation's."""
     path = shape.split(" ", 1)[1]
-    typed = ("/eventstreams", "/lakehouses", "/eventhouses", "/kqlDatabases", "/reflexes")
+    typed = ("/eventstreams", "/lakehouses", "/eventhouses", "/kqlDatabases", "/reflexes", "/dataPipelines", "/notebooks")
+    definitions = tuple(f"/{c}/{{}}/{op}" for c in TYPED_DEFINITIONS for op in ("getDefinition", "updateDefinition"))
     trimmed = path[:-3] if path.endswith("/{}") else path
-    return path.startswith("/operations/") or trimmed.endswith(typed)
+    return path.startswith("/operations/") or trimmed.endswith(typed) or path.endswith(definitions)
 
 
 def test_served_mirrors_routes_go() -> None:

@@ -240,7 +240,7 @@ func (a *API) getDefinition(typed string) endpoint {
 			return err
 		}
 		if es.Type != TypeEventstream {
-			return notForItem(es)
+			return a.getItemDefinition(c, es)
 		}
 		if f := c.r.URL.Query().Get("format"); f != "" && !strings.EqualFold(f, "eventstream") {
 			return fabricerr.BadParameter("format", "%q is not a format of Eventstream definitions", f)
@@ -297,7 +297,7 @@ func (a *API) updateDefinition(typed string) endpoint {
 			return err
 		}
 		if es.Type != TypeEventstream {
-			return notForItem(es)
+			return a.updateItemDefinition(c, es)
 		}
 		updateMeta := false
 		if q := c.r.URL.Query().Get("updateMetadata"); q != "" {
@@ -349,5 +349,5 @@ func (a *API) checkMetadata(p *definition.Plan) error {
 
 func notForItem(it store.Item) error {
 	return fabricerr.New(http.StatusBadRequest, "OperationNotSupportedForItem",
-		"item %s is a %s; this emulator keeps definitions of Eventstreams only", it.ID, it.Type)
+		"item %s is a %s, which has no definition in Fabric", it.ID, it.Type)
 }

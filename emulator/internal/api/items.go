@@ -56,10 +56,12 @@ var kinds map[string]kind
 
 func init() { // a map literal would be an initialization cycle through the kinds' funcs
 	kinds = map[string]kind{
-		TypeEventstream: eventstreamKind,
-		TypeLakehouse:   lakehouseKind,
-		TypeEventhouse:  eventhouseKind,
-		TypeKQLDatabase: kqlDatabaseKind,
+		TypeEventstream:      eventstreamKind,
+		TypeLakehouse:        lakehouseKind,
+		TypeEventhouse:       eventhouseKind,
+		TypeKQLDatabase:      kqlDatabaseKind,
+		"SparkJobDefinition": sparkJobDefinitionKind,
+		"Warehouse":          warehouseKind,
 	}
 }
 
@@ -152,9 +154,17 @@ func (a *API) createItem(typed string) endpoint {
 		}
 		k := kinds[typ]
 		hasDef := len(req.Definition) > 0 && string(req.Definition) != "null"
-		if (hasDef && typ != TypeEventstream) || (len(req.CreationPayload) > 0 && k.creation == nil) {
+		var itemDef *store.Definition
+		if hasDef && typ != TypeEventstream {
+			d, err := decodeItemDefinition(typ, req.Definition)
+			if err != nil {
+				return err
+			}
+			itemDef = &d
+		}
+		if len(req.CreationPayload) > 0 && string(req.CreationPayload) != "null" && k.creation == nil {
 			return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidRequest,
-				"creating a %s with a definition or creationPayload is not supported by this emulator yet", typ)
+				"creating a %s with a creationPayload is not supported by this emulator yet", typ)
 		}
 		if req.FolderID != "" {
 			return fabricerr.NotFound("FolderNotFound", "Folder", req.FolderID)
@@ -166,7 +176,7 @@ func (a *API) createItem(typed string) endpoint {
 			}
 		}
 		var plan *definition.Plan
-		if hasDef { // checked in full before the item exists
+		if hasDef && typ == TypeEventstream { // checked in full before the item exists
 			if plan, err = a.planCreation(c, &it, req.Definition); err != nil {
 				return err
 			}
@@ -179,6 +189,12 @@ func (a *API) createItem(typed string) endpoint {
 		if k.provision != nil {
 			if err := k.provision(a, c, &it); err != nil {
 				_ = a.cfg.Store.DeleteItem(c.r.Context(), it.ID)
+				return err
+			}
+		}
+		if itemDef != nil {
+			if err := a.cfg.Store.PutDefinition(c.r.Context(), it.ID, *itemDef); err != nil {
+				_ = a.removeItem(c, it)
 				return err
 			}
 		}

@@ -65,7 +65,7 @@ func (a *API) runJob(c *call) error {
 	if jobType == "" {
 		jobType = c.r.URL.Query().Get("jobType")
 	}
-	if err := validJobType("jobType", jobType); err != nil {
+	if jobType, err = a.jobTypeOf("jobType", it, jobType); err != nil {
 		return err
 	}
 	if body, err := a.readBody(c); err != nil {

@@ -44,7 +44,7 @@ func (a *API) validateTrigger(c *call, reflex store.Item, t *runtime.Trigger) er
 	if err := a.require(c, act.WorkspaceID, store.RoleContributor); err != nil {
 		return err
 	}
-	if err := validJobType("action.jobType", t.Action.JobType); err != nil {
+	if t.Action.JobType, err = a.jobTypeOf("action.jobType", act, t.Action.JobType); err != nil {
 		return err
 	}
 	if len(t.Condition) > 0 && string(t.Condition) != "null" {

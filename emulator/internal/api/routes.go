@@ -57,13 +57,17 @@ func (a *API) itemRoutes() {
 	a.handle("PATCH /v1/workspaces/{ws}/items/{id}", true, a.updateItem(""))
 	a.handle("DELETE /v1/workspaces/{ws}/items/{id}", true, a.deleteItem(""))
 
-	for collection, typ := range typedCollections {
-		base := "/v1/workspaces/{ws}/" + collection
-		a.handle("POST "+base, true, a.lro(store.RoleContributor, a.createItem(typ)))
-		a.handle("GET "+base, true, a.listItems(typ))
-		a.handle("GET "+base+"/{id}", true, a.getItem(typ))
-		a.handle("PATCH "+base+"/{id}", true, a.updateItem(typ))
-		a.handle("DELETE "+base+"/{id}", true, a.deleteItem(typ))
+	for _, t := range itemTypeTable {
+		base := "/v1/workspaces/{ws}/" + t.collection
+		a.handle("POST "+base, true, a.lro(store.RoleContributor, a.createItem(t.typ)))
+		a.handle("GET "+base, true, a.listItems(t.typ))
+		a.handle("GET "+base+"/{id}", true, a.getItem(t.typ))
+		a.handle("PATCH "+base+"/{id}", true, a.updateItem(t.typ))
+		a.handle("DELETE "+base+"/{id}", true, a.deleteItem(t.typ))
+		if t.definition && t.typ != TypeEventstream { // the Eventstream's are eventstreamRoutes'
+			a.handle("POST "+base+"/{id}/getDefinition", true, a.lro(store.RoleContributor, a.getDefinition(t.typ)))
+			a.handle("POST "+base+"/{id}/updateDefinition", true, a.lro(store.RoleContributor, a.updateDefinition(t.typ)))
+		}
 	}
 }
 
@@ -137,15 +141,6 @@ func (a *API) connectionRoutes() {
 func (a *API) dataPlaneRoutes() {
 	a.handle("GET /v1/eventstreams/{id}/sources/{ds}", true, a.resolve)
 	a.handle("GET /v1/eventstreams/{id}/sources/{ds}/events", true, a.waiting(MaxTimeout, a.consume))
-}
-
-// typedCollections maps a typed route's collection to its item type.
-var typedCollections = map[string]string{
-	"eventstreams": TypeEventstream,
-	"lakehouses":   TypeLakehouse,
-	"eventhouses":  TypeEventhouse,
-	"kqlDatabases": TypeKQLDatabase,
-	"reflexes":     TypeReflex,
 }
 
 // waiting serves fn, which may wait up to wait before it answers, with its

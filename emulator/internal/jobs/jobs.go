@@ -235,3 +235,17 @@ func (r *Runner) postWebhook(ctx context.Context, j Job) error {
 	}
 	return nil
 }
+
+// Claims reports whether a Handler registered for jobType by name (on
+// itemID or on every item) or for every job type of itemID would run the
+// job: such job types are accepted beyond the item type's own.
+func (r *Runner) Claims(itemID, jobType string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, k := range [][2]string{{itemID, jobType}, {"", jobType}, {itemID, ""}} {
+		if _, ok := r.handlers[k]; ok {
+			return true
+		}
+	}
+	return false
+}

@@ -60,6 +60,11 @@ CREATE TABLE IF NOT EXISTS items (
 	created_at   TEXT NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS items_name ON items(workspace_id, type, display_name COLLATE NOCASE);
+CREATE TABLE IF NOT EXISTS item_definitions (
+	item_id TEXT PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+	format  TEXT NOT NULL DEFAULT '',
+	parts   TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS destinations (
 	seq            INTEGER PRIMARY KEY AUTOINCREMENT,
 	id             TEXT NOT NULL UNIQUE,

@@ -1,0 +1,123 @@
+package api
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/store"
+)
+
+// getItemDefinition answers getDefinition of a stored (not run) item: its
+// parts as stored, with .platform naming the item as it is now (a
+// .platform is made when none was sent, as Fabric always returns one).
+func (a *API) getItemDefinition(c *call, it store.Item) error {
+	if !definable(it.Type) {
+		return notForItem(it)
+	}
+	def, err := a.cfg.Store.GetDefinition(c.r.Context(), it.ID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if f := c.r.URL.Query().Get("format"); f != "" && !sameFormat(it.Type, f, def.Format) {
+		return fabricerr.BadParameter("format", "the %s was stored in format %q; this emulator does not convert definitions to %q", it.Type, def.Format, f)
+	}
+	parts := make([]store.DefinitionPart, 0, len(def.Parts)+1)
+	hasPlatform := false
+	for _, p := range def.Parts {
+		if strings.EqualFold(strings.TrimPrefix(p.Path, "/"), partPlatform) {
+			hasPlatform = true
+			b, _ := base64.StdEncoding.DecodeString(p.Payload)
+			if out := renderPlatform(it, b); string(out) != string(b) {
+				p.Payload = base64.StdEncoding.EncodeToString(out)
+			}
+		}
+		parts = append(parts, p)
+	}
+	if !hasPlatform {
+		parts = append(parts, store.DefinitionPart{Path: partPlatform, Payload: base64.StdEncoding.EncodeToString(renderPlatform(it, nil)), PayloadType: "InlineBase64"})
+	}
+	out := map[string]any{"parts": parts}
+	if def.Format != "" {
+		out["format"] = def.Format
+	}
+	return c.JSON(http.StatusOK, map[string]any{"definition": out})
+}
+
+// sameFormat reports whether format a names the stored format b of typ
+// ("" is the type's default).
+func sameFormat(typ, a, b string) bool {
+	norm := func(f string) string {
+		if typ == "Notebook" && strings.EqualFold(f, "fabricGitSource") || typ == "SparkJobDefinition" && strings.EqualFold(f, "SparkJobDefinitionV1") {
+			return ""
+		}
+		return strings.ToLower(f)
+	}
+	return norm(a) == norm(b)
+}
+
+// updateItemDefinition answers updateDefinition of a stored item; with
+// ?updateMetadata=true the .platform part's displayName and description
+// rename and describe the item.
+func (a *API) updateItemDefinition(c *call, it store.Item) error {
+	if !definable(it.Type) {
+		return notForItem(it)
+	}
+	updateMeta := false
+	if q := c.r.URL.Query().Get("updateMetadata"); q != "" {
+		var err error
+		if updateMeta, err = strconv.ParseBool(q); err != nil {
+			return fabricerr.BadParameter("updateMetadata", "want true or false, got %q", q)
+		}
+	}
+	var req struct {
+		Definition json.RawMessage `json:"definition"`
+	}
+	if err := a.decode(c, &req); err != nil {
+		return err
+	}
+	if len(req.Definition) == 0 || string(req.Definition) == "null" {
+		return fabricerr.BadParameter("definition", "required")
+	}
+	def, err := decodeItemDefinition(it.Type, req.Definition)
+	if err != nil {
+		return err
+	}
+	if md, ok := platformOf(def); ok && updateMeta {
+		if err := a.applyPlatformMetadata(c, &it, md); err != nil {
+			return err
+		}
+	}
+	if err := a.cfg.Store.PutDefinition(c.r.Context(), it.ID, def); err != nil {
+		return err
+	}
+	c.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// applyPlatformMetadata renames and describes it as md says.
+func (a *API) applyPlatformMetadata(c *call, it *store.Item, md platformMetadata) error {
+	if md.Type != "" && !strings.EqualFold(md.Type, it.Type) {
+		return fabricerr.BadParameter("definition.parts[.platform].metadata.type", "%q is not this item's type %s", md.Type, it.Type)
+	}
+	if md.DisplayName != "" {
+		if err := validItemName(it.Type, md.DisplayName); err != nil {
+			return err
+		}
+		it.DisplayName = md.DisplayName
+	}
+	if err := validItemDescription(md.Description); err != nil {
+		return err
+	}
+	it.Description = md.Description
+	if err := a.cfg.Store.UpdateItem(c.r.Context(), *it); errors.Is(err, store.ErrConflict) {
+		return nameInUse(it.Type, it.DisplayName)
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
