@@ -23,12 +23,17 @@ type Lakehouse struct {
 	WorkspaceID string
 	// Name is the display name.
 	Name string
-	// TablesPath is properties.oneLakeTablesPath: the directory holding one
-	// Delta table per subdirectory.
+	// TablesPath is properties.x-fabrictest-localTablesPath: the local
+	// directory holding one Delta table per subdirectory.
 	TablesPath string
-	// FilesPath is properties.oneLakeFilesPath (rows a table refused are
-	// parked under Files/_rejected).
+	// FilesPath is properties.x-fabrictest-localFilesPath (rows a table
+	// refused are parked under Files/_rejected).
 	FilesPath string
+	// TablesURL is properties.oneLakeTablesPath: the same tables over the
+	// emulator's OneLake surface (<emulator>/onelake/<ws>/<item>/Tables).
+	TablesURL string
+	// FilesURL is properties.oneLakeFilesPath, over OneLake.
+	FilesURL string
 
 	handle
 }
@@ -56,15 +61,18 @@ func (w Workspace) TryLakehouse(name string) (Lakehouse, error) {
 	var out struct {
 		itemJSON
 		Properties struct {
-			TablesPath string `json:"oneLakeTablesPath"`
-			FilesPath  string `json:"oneLakeFilesPath"`
+			TablesPath string `json:"x-fabrictest-localTablesPath"`
+			FilesPath  string `json:"x-fabrictest-localFilesPath"`
+			TablesURL  string `json:"oneLakeTablesPath"`
+			FilesURL   string `json:"oneLakeFilesPath"`
 		} `json:"properties"`
 	}
 	if _, err := w.env.do(http.MethodPost, w.path()+"/lakehouses", nil, map[string]any{"displayName": name}, 0, &out); err != nil {
 		return Lakehouse{}, err
 	}
 	return Lakehouse{ID: out.ID, WorkspaceID: out.WorkspaceID, Name: out.DisplayName,
-		TablesPath: out.Properties.TablesPath, FilesPath: out.Properties.FilesPath, handle: handle{w.env}}, nil
+		TablesPath: out.Properties.TablesPath, FilesPath: out.Properties.FilesPath,
+		TablesURL: out.Properties.TablesURL, FilesURL: out.Properties.FilesURL, handle: handle{w.env}}, nil
 }
 
 // Item returns the Lakehouse as a generic item (for its job instances).
