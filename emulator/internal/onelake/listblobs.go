@@ -67,7 +67,7 @@ func (o *op) listBlobs() error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	entries = o.grouped(entries, prefix, delim)
+	entries = o.grouped(entries, prefix, delim, q.Get("startFrom"))
 	page, next := paginate(entries, q.Get("marker"), maxResults(q.Get("maxresults")))
 	res := enumerationXML{ContainerName: o.ws.ID, Prefix: prefix, Marker: q.Get("marker"), MaxResults: maxResults(q.Get("maxresults")), Delimiter: delim, NextMarker: next}
 	for _, e := range page {
@@ -81,12 +81,13 @@ func (o *op) listBlobs() error {
 
 // grouped keeps the entries whose name starts with prefix and folds those
 // past a delimiter into one prefix entry (fi nil).
-func (o *op) grouped(entries []entry, prefix, delim string) []entry {
+// startFrom (object_store's list offset) drops names before it.
+func (o *op) grouped(entries []entry, prefix, delim, startFrom string) []entry {
 	var out []entry
 	seen := map[string]bool{}
 	for _, e := range entries {
 		name := o.name(e.rel)
-		if !strings.HasPrefix(name, prefix) {
+		if !strings.HasPrefix(name, prefix) || name < startFrom {
 			continue
 		}
 		if delim != "" {

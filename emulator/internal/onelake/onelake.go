@@ -79,10 +79,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.cfg.Log != nil {
 		h.cfg.Log(r.Method, r.URL.RequestURI())
 	}
-	op := &op{h: h, w: w, r: r, id: id, dialect: dialectOf(r)}
+	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	op := &op{h: h, w: sw, r: r, id: id, dialect: dialectOf(r)}
 	if err := h.serve(op); err != nil {
 		op.fail(err)
 	}
+	h.cfg.Logger.Debug("onelake request", "method", r.Method, "url", r.URL.RequestURI(), "status", sw.status,
+		"ifNoneMatch", r.Header.Get("If-None-Match"), "range", r.Header.Get("Range"))
+}
+
+// statusWriter remembers the status a handler answered, for the log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+// WriteHeader records the status and passes it on.
+func (s *statusWriter) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
 }
 
 // now is the time of Last-Modified values and error messages.
