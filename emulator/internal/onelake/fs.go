@@ -32,10 +32,19 @@ func (o *op) openRoot() (*os.Root, error) {
 
 // statErr maps a filesystem error on rel to the storage answer.
 func (o *op) statErr(rel string, err error) error {
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) || strings.Contains(err.Error(), "path escapes") {
+	if escapes(err) {
+		return forbidden("%s leads outside the item (a symbolic link): OneLake serves only what is inside it", o.name(rel))
+	}
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) {
 		return pathNotFound(o.name(rel))
 	}
 	return fmt.Errorf("stat %s: %w", rel, err)
+}
+
+// escapes reports os.Root's refusal of a path that leads outside the
+// root (a symbolic link pointing out of the item).
+func escapes(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
 }
 
 // etag is a file's entity tag: its modification time and size.

@@ -53,6 +53,8 @@ func (o *op) commit(root *os.Root, data []byte, status int) error {
 	mustBeNew := o.r.Header.Get("If-None-Match") == "*"
 	if err := writeFile(root, rel, data, mustBeNew); errors.Is(err, errExists) {
 		return alreadyExists(o.name(rel))
+	} else if escapes(err) {
+		return o.statErr(rel, err)
 	} else if err != nil {
 		return err
 	}
