@@ -51,8 +51,8 @@ func (o *op) walk(base string, recursive bool) ([]entry, error) {
 		if p == base {
 			return nil
 		}
-		if strings.HasPrefix(d.Name(), tmpPrefix) {
-			return nil
+		if strings.HasPrefix(d.Name(), tmpPrefix) || d.Type()&fs.ModeSymlink != 0 {
+			return nil // staging files; links, which OneLake has not
 		}
 		fi, err := d.Info()
 		if err != nil {

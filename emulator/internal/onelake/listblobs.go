@@ -56,12 +56,15 @@ func (o *op) listBlobs() error {
 		return err
 	}
 	within := strings.TrimPrefix(strings.TrimPrefix(prefix, itemSeg), "/")
-	dir := path.Dir("/" + within + "x")[1:] // the folder holding every match
-	if _, err := splitPath(dir); err != nil {
-		return err
-	}
-	if dir == "" {
-		dir = "."
+	dir := "." // the folder holding every match
+	if i := strings.LastIndex(within, "/"); i >= 0 {
+		segs, err := splitPath(within[:i])
+		if err != nil {
+			return err
+		}
+		if len(segs) > 0 {
+			dir = path.Join(segs...)
+		}
 	}
 	entries, err := o.walk(dir, true)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -70,7 +70,7 @@ func (o *op) remove() error {
 	}
 	defer root.Close()
 	rel := o.relPath()
-	fi, err := root.Lstat(rel)
+	fi, err := root.Stat(rel) // a link leading out of the item is refused
 	if err != nil {
 		return o.statErr(rel, err)
 	}
