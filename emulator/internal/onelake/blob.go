@@ -130,7 +130,7 @@ func (o *op) rename() error {
 		return err
 	}
 	return o.withRoot(func(root *os.Root) error {
-		sfi, err := root.Lstat(src)
+		sfi, err := root.Stat(src) // a link leading out of the item is refused
 		if err != nil {
 			return o.statErr(src, err)
 		}
