@@ -281,3 +281,51 @@ def test_paths_outside_the_item_are_neither_read_nor_written(tls_emulator: Emula
     assert secret.read_bytes() == b"top secret" and (outside / "secret.txt").read_bytes() == b"top secret"
     assert tree() == before
     print(f"hostile paths refused: {len(HOSTILE)}", file=sys.stderr)
+
+
+def test_lakehouse_destination_and_another_writer_share_a_table(tls_emulator: Emulator,
+                                                               lakehouse: dict[str, Any]) -> None:
+    """Another writer (delta-rs through OneLake) appends to the table a
+    Lakehouse destination is appending to: both go through Delta's
+    put-if-absent commit, so every commit of both lands, none replaced."""
+    emu = tls_emulator
+    es = emu.create_eventstream(lakehouse["ws"], "shared_stream")
+    emu.bind_lakehouse(es, lakehouse["lh"]["id"], "shared")
+    emu.produce(es, [{"value": {"id": 0, "page": "first"}}])
+    table = lakehouse["tables"] / "shared"
+    deadline = time.monotonic() + 60
+    while not (table / "_delta_log" / "00000000000000000000.json").exists():
+        assert time.monotonic() < deadline, "the Lakehouse destination wrote no table in 60 s"
+        time.sleep(0.1)
+    opts = storage_options(emu, storage_token(emu))
+    uri = "abfss://sales@onelake.dfs.fabric.microsoft.com/orders.Lakehouse/Tables/shared"
+    schema = deltalake.DeltaTable(uri, storage_options=opts).schema().to_arrow()
+    errors: list[BaseException] = []
+
+    def produce() -> None:
+        try:
+            for i in range(1, 11):
+                emu.produce(es, [{"value": {"id": i, "page": "dest"}}])
+        except BaseException as e:  # reported below
+            errors.append(e)
+
+    t = threading.Thread(target=produce)
+    t.start()
+    for i in range(100, 106):
+        row = {f.name: None for f in schema}
+        row.update({"id": i, "page": "other"})
+        deltalake.write_deltalake(uri, pa.Table.from_pylist([row], schema=pa.schema(schema)),
+                                  storage_options=opts, mode="append")
+    t.join(timeout=120)
+    assert not errors, errors
+    deadline = time.monotonic() + 60
+    while True:
+        ids = sorted(deltalake.DeltaTable(str(table)).to_pyarrow_table().column("id").to_pylist())
+        if len(ids) >= 17 or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert ids == list(range(0, 11)) + list(range(100, 106))
+    versions = sorted(int(p.stem) for p in (table / "_delta_log").glob("*.json"))
+    assert versions == list(range(len(versions))), versions
+    conflicts = emu.log_path.read_text().count("status=409")  # type: ignore[attr-defined]
+    print(f"shared table: {len(versions)} commits, {conflicts} commit conflicts answered 409", file=sys.stderr)
