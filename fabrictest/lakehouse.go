@@ -84,7 +84,11 @@ func (lh Lakehouse) Item() Item {
 // is read until it is used; the table exists once a destination has
 // delivered its first batch.
 func (lh Lakehouse) Table(name string) Table {
-	return Table{Name: name, Dir: filepath.Join(lh.TablesPath, name), LakehouseID: lh.ID, handle: handle{lh.env}}
+	u := ""
+	if lh.TablesURL != "" {
+		u = lh.TablesURL + "/" + url.PathEscape(name)
+	}
+	return Table{Name: name, Dir: filepath.Join(lh.TablesPath, name), URL: u, LakehouseID: lh.ID, handle: handle{lh.env}}
 }
 
 // Tables lists the names of the Lakehouse's Delta tables through the
@@ -120,7 +124,8 @@ func (lh Lakehouse) TryTables() ([]string, error) {
 // ------------------------------------------------------------------ tables
 
 // Table is one Delta table of a Lakehouse, read straight from its directory
-// with emulator/delta's reader (the whole log, then every live data file),
+// (or through OneLake when the directory is out of sight) with
+// emulator/delta's reader (the whole log, then every live data file),
 // so that what a test sees is what Spark or delta-rs would read. Each call
 // reads the table afresh.
 type Table struct {
@@ -128,6 +133,10 @@ type Table struct {
 	Name string
 	// Dir is the table's root directory (<TablesPath>/<Name>).
 	Dir string
+	// URL is the table over OneLake (<TablesURL>/<Name>): the table is read
+	// there when this process cannot see Dir's parent (an emulator in a
+	// container, or on another machine).
+	URL string
 	// LakehouseID is the Lakehouse the table belongs to.
 	LakehouseID string
 
@@ -151,7 +160,7 @@ func (t Table) Snapshot() *delta.Snapshot {
 //
 //	Eventually(table.TrySnapshot).Should(fabrictest.HaveDeltaRows(3))
 func (t Table) TrySnapshot() (*delta.Snapshot, error) {
-	s, err := delta.ReadTable(t.Dir)
+	s, err := t.readTable()
 	if err != nil {
 		return nil, fmt.Errorf("table %q of lakehouse %s: %w", t.Name, t.LakehouseID, err)
 	}
