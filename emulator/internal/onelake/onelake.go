@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/google/uuid"
@@ -99,6 +98,3 @@ func (s *statusWriter) WriteHeader(code int) {
 	s.status = code
 	s.ResponseWriter.WriteHeader(code)
 }
-
-// now is the time of Last-Modified values and error messages.
-func now() time.Time { return time.Now().UTC() }
