@@ -32,7 +32,7 @@ func TestAggregateDefinitionRollsPerEvent(t *testing.T) {
 	e := startEnv(t)
 	ws := e.workspace("rolling")
 	lh := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/lakehouses", map[string]any{"displayName": "rolling_lh"}))
-	tables := lh.Body["properties"].(map[string]any)["oneLakeTablesPath"].(string)
+	tables := lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string)
 	site := []any{map[string]any{"node": nil, "columnName": "site", "expressionType": "ColumnReference"}}
 	dur := func(v int, unit string) map[string]any { return map[string]any{"value": v, "unit": unit} }
 	aggs := []any{

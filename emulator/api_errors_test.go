@@ -39,7 +39,10 @@ func TestAuth(t *testing.T) {
 		t.Fatalf("token response %s", pbi.Raw)
 	}
 	e.must(200, e.callAs(pbi.str("access_token"), "GET", "/v1/workspaces", nil))
-	e.wantError(e.callAs("", "POST", "/_emulator/token", map[string]any{"audience": "https://storage.azure.com"}), 400, "InvalidInput")
+	// A storage token (OneLake's audience) is minted, and the Fabric API refuses it.
+	storage := e.must(200, e.callAs("", "POST", "/_emulator/token", map[string]any{"audience": "https://storage.azure.com"})).str("access_token")
+	e.wantError(e.callAs(storage, "GET", "/v1/workspaces", nil), 401, "InvalidToken")
+	e.wantError(e.callAs("", "POST", "/_emulator/token", map[string]any{"audience": "https://kusto.kusto.windows.net"}), 400, "InvalidInput")
 	e.wantError(e.callAs("", "POST", "/_emulator/token", map[string]any{"principal": "bob"}), 400, "InvalidInput")
 }
 

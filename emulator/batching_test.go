@@ -34,7 +34,7 @@ func deployTemplate(t *testing.T, e *testEnv) templateLake {
 	t.Helper()
 	ws := e.workspace("batching")
 	lh := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/lakehouses", map[string]any{"displayName": "bikes_lh"}))
-	tables := lh.Body["properties"].(map[string]any)["oneLakeTablesPath"].(string)
+	tables := lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string)
 	topo := templateTopology(t, ws, lh.str("id"), "bikes")
 	props := nodesByName(topo, "destinations")["LakehouseDestination"]["properties"].(map[string]any)
 	if props["minimumRows"] != 100000.0 || props["maximumDurationInSeconds"] != 120.0 {
@@ -221,7 +221,7 @@ func TestMinimumRowsCommitsWithoutTheClock(t *testing.T) {
 	e := startEnv(t)
 	s := newStream(e)
 	lh := e.must(201, e.call("POST", "/v1/workspaces/"+s.ws+"/lakehouses", map[string]any{"displayName": "lh"}))
-	dir := filepath.Join(lh.Body["properties"].(map[string]any)["oneLakeTablesPath"].(string), "t")
+	dir := filepath.Join(lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string), "t")
 	d := e.must(201, e.call("POST", "/v1/workspaces/"+s.ws+"/eventstreams/"+s.id+"/destinations",
 		map[string]any{"type": "Lakehouse", "itemId": lh.str("id"), "table": "t", "minimumRows": 5}))
 	if b, _ := d.Body["batching"].(map[string]any); b["minimumRows"] != 5.0 || b["maximumDurationInSeconds"] != 120.0 {

@@ -56,8 +56,10 @@ func specRoot() string {
 // extensions are the properties the emulator answers beyond the spec, by
 // schema component and property, with where they are documented.
 var extensions = map[string]string{
-	"eventstream.definitions.json.Eventstream.properties":             "README: create mints the DefaultStream, properties.streams[0].id (the notebook's eventstream.datasourceid)",
-	"platform.definitions.platform.json.ItemJobInstance.triggerEvent": "README: an Activator-triggered job instance carries the event that fired it",
+	"eventstream.definitions.json.Eventstream.properties":                         "README: create mints the DefaultStream, properties.streams[0].id (the notebook's eventstream.datasourceid)",
+	"platform.definitions.platform.json.ItemJobInstance.triggerEvent":             "README: an Activator-triggered job instance carries the event that fired it",
+	"lakehouse.definitions.json.LakehouseProperties.x-fabrictest-localTablesPath": "README: OneLake: the local directory behind oneLakeTablesPath",
+	"lakehouse.definitions.json.LakehouseProperties.x-fabrictest-localFilesPath":  "README: OneLake: the local directory behind oneLakeFilesPath",
 	// Microsoft's microsoft-fabric-api SDK (0.1.0b30) reads connections as a
 	// polymorphic EndpointConnection (type CustomEndpoint | KafkaEndpoint),
 	// newer than this spec: without type it cannot pick the subtype.
@@ -809,7 +811,7 @@ func TestConformance(t *testing.T) {
 
 	// Lakehouse tables: one Delta table on disk.
 	lh := e.must(200, e.call("GET", wsBase+"/lakehouses/"+lakehouseID, nil))
-	tables := lh.Body["properties"].(map[string]any)["oneLakeTablesPath"].(string)
+	tables := lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string)
 	if err := os.MkdirAll(filepath.Join(tables, "orders", "_delta_log"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func deployEndpointIn(e *testEnv) endpointFixture {
 	es := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/eventstreams", map[string]any{"displayName": "ce", "definition": definitionOf(endpointTopology(ws, lh.str("id")), nil)}))
 	f := endpointFixture{e: e, base: "/v1/workspaces/" + ws + "/eventstreams/" + es.str("id"),
 		topic: es.Body["properties"].(map[string]any)["streams"].([]any)[0].(map[string]any)["topic"].(string),
-		table: lh.Body["properties"].(map[string]any)["oneLakeTablesPath"].(string) + "/events"}
+		table: lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string) + "/events"}
 	tp := e.must(200, e.call("GET", f.base+"/topology", nil)).Body
 	f.src = nodesByName(tp, "sources")["app"]["id"].(string)
 	f.out = nodesByName(tp, "destinations")["out"]["id"].(string)

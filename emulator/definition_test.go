@@ -94,7 +94,7 @@ func TestDefinitionFromTemplateDeliversToLakehouse(t *testing.T) {
 	e := startEnv(t)
 	ws := e.workspace("defs")
 	lh := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/lakehouses", map[string]any{"displayName": "bikes_lh"}))
-	tables := lh.Body["properties"].(map[string]any)["oneLakeTablesPath"].(string)
+	tables := lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string)
 	topo := templateTopology(t, ws, lh.str("id"), "bikes")
 	platform := map[string]any{"metadata": map[string]any{"type": "Eventstream", "displayName": "ignored-on-create"}, "config": map[string]any{"version": "2.0", "logicalId": "00000000-0000-0000-0000-000000000000"}}
 	es := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/eventstreams", map[string]any{"displayName": "bikes", "definition": definitionOf(topo, platform)}))

@@ -53,7 +53,7 @@ func deployDerived(t *testing.T, opts ...emulator.Option) derivedFixture {
 	e := startEnv(t, opts...)
 	f := derivedFixture{e: e, ws: e.workspace("derived")}
 	lh := e.must(201, e.call("POST", "/v1/workspaces/"+f.ws+"/lakehouses", map[string]any{"displayName": "lh"}))
-	f.lh, f.dir = lh.str("id"), filepath.Join(lh.Body["properties"].(map[string]any)["oneLakeTablesPath"].(string), "hot")
+	f.lh, f.dir = lh.str("id"), filepath.Join(lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string), "hot")
 	es := e.must(201, e.call("POST", "/v1/workspaces/"+f.ws+"/eventstreams", map[string]any{"displayName": "derived", "definition": definitionOf(derivedTopology(f.ws, f.lh), nil)}))
 	f.id, f.base = es.str("id"), "/v1/workspaces/"+f.ws+"/eventstreams/"+es.str("id")
 	streams := es.Body["properties"].(map[string]any)["streams"].([]any)

@@ -47,7 +47,7 @@ func newPolicyStream(t *testing.T, e *testEnv, table string, settings map[string
 	t.Helper()
 	s := newStream(e)
 	lh := e.must(201, e.call("POST", "/v1/workspaces/"+s.ws+"/lakehouses", map[string]any{"displayName": "lh_" + table}))
-	tables := lh.Body["properties"].(map[string]any)["oneLakeTablesPath"].(string)
+	tables := lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string)
 	body := map[string]any{"type": "Lakehouse", "itemId": lh.str("id"), "table": table}
 	for k, v := range settings {
 		body[k] = v

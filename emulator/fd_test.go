@@ -68,7 +68,7 @@ func TestManyDestinationsUnderFDLimit(t *testing.T) {
 	e := startEnv(t)
 	ws := e.workspace("many")
 	lh := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/lakehouses", map[string]any{"displayName": "lh"}))
-	tables := lh.Body["properties"].(map[string]any)["oneLakeTablesPath"].(string)
+	tables := lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string)
 	before := openFDs(t)
 	start := time.Now()
 	var streams []stream

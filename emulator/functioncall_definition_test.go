@@ -61,7 +61,7 @@ func TestFunctionCallDefinitionComputesColumns(t *testing.T) {
 	e := startEnv(t)
 	ws := e.workspace("functions")
 	lh := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/lakehouses", map[string]any{"displayName": "functions_lh"}))
-	tables := lh.Body["properties"].(map[string]any)["oneLakeTablesPath"].(string)
+	tables := lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string)
 	mf := fieldsManagerNode(t,
 		functionColumn("Upper", "device_upper", columnRef("deviceId")),
 		functionColumn("Substring", "site_part", columnRef("meta", "site"), literalOf("BigInt", "2"), literalOf("BigInt", "3")),

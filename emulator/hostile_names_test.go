@@ -14,7 +14,7 @@ func TestLakehouseTableNameAtFilesystemLimit(t *testing.T) {
 	e := startEnv(t)
 	s := newStream(e)
 	lh := e.must(201, e.call("POST", "/v1/workspaces/"+s.ws+"/lakehouses", map[string]any{"displayName": "lh"}))
-	tables := lh.Body["properties"].(map[string]any)["oneLakeTablesPath"].(string)
+	tables := lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string)
 	dests := "/v1/workspaces/" + s.ws + "/eventstreams/" + s.id + "/destinations"
 
 	r := e.call("POST", dests, map[string]any{"type": "Lakehouse", "itemId": lh.str("id"), "table": strings.Repeat("a", 256)})
@@ -34,7 +34,7 @@ func TestInternalErrorHidesServerPath(t *testing.T) {
 	e := startEnv(t)
 	s := newStream(e)
 	lh := e.must(201, e.call("POST", "/v1/workspaces/"+s.ws+"/lakehouses", map[string]any{"displayName": "lh"}))
-	tables := lh.Body["properties"].(map[string]any)["oneLakeTablesPath"].(string)
+	tables := lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string)
 	if err := os.WriteFile(filepath.Join(tables, "blocked"), []byte("not a directory"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func bindLakehouse(t testing.TB, s stream, table string) lake {
 	t.Helper()
 	e := s.e
 	lh := e.must(201, e.call("POST", "/v1/workspaces/"+s.ws+"/lakehouses", map[string]any{"displayName": "lh_" + table}))
-	tables := lh.Body["properties"].(map[string]any)["oneLakeTablesPath"].(string)
+	tables := lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string)
 	d := e.must(201, e.call("POST", "/v1/workspaces/"+s.ws+"/eventstreams/"+s.id+"/destinations",
 		map[string]any{"type": "Lakehouse", "itemId": lh.str("id"), "table": table}))
 	return lake{s: s, id: lh.str("id"), dest: d.str("id"), dir: filepath.Join(tables, table)}

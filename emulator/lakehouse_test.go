@@ -16,11 +16,16 @@ func TestLakehouseItems(t *testing.T) {
 	r := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/lakehouses", map[string]any{"displayName": "Sales_2026"}))
 	id := r.str("id")
 	props := r.Body["properties"].(map[string]any)
-	tables := props["oneLakeTablesPath"].(string)
+	tables := props["x-fabrictest-localTablesPath"].(string)
 	if want := filepath.Join(dir, "onelake", ws, id, "Tables"); tables != want {
-		t.Fatalf("oneLakeTablesPath = %q, want %q", tables, want)
+		t.Fatalf("x-fabrictest-localTablesPath = %q, want %q", tables, want)
 	}
-	for _, p := range []string{tables, props["oneLakeFilesPath"].(string)} {
+	// Fabric's oneLakeTablesPath is a OneLake URL; here on the emulator's
+	// own listener (learn.microsoft.com/fabric/onelake/onelake-access-api).
+	if got, want := props["oneLakeTablesPath"], e.url+"/onelake/"+ws+"/"+id+"/Tables"; got != want {
+		t.Fatalf("oneLakeTablesPath = %v, want %q", got, want)
+	}
+	for _, p := range []string{tables, props["x-fabrictest-localFilesPath"].(string)} {
 		if st, err := os.Stat(p); err != nil || !st.IsDir() {
 			t.Fatalf("%s is not a directory: %v", p, err)
 		}

@@ -218,7 +218,7 @@ func TestSchemaEnforcementKeepsATableMadeBeforehand(t *testing.T) {
 	e := startEnv(t)
 	s := newStream(e)
 	lh := e.must(201, e.call("POST", "/v1/workspaces/"+s.ws+"/lakehouses", map[string]any{"displayName": "lh_notebook"}))
-	dir := filepath.Join(lh.Body["properties"].(map[string]any)["oneLakeTablesPath"].(string), "made")
+	dir := filepath.Join(lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string), "made")
 	py, err := testclients.DeltaPython()
 	if err != nil {
 		t.Fatal(err)

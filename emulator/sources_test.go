@@ -65,7 +65,7 @@ func TestSourceSampleDataLandsInLakehouse(t *testing.T) {
 	e := startEnv(t, emulator.WithSampleDataRate(5, 50*time.Millisecond), emulator.WithPartitions(1))
 	ws := e.workspace("sample")
 	lh := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/lakehouses", map[string]any{"displayName": "bikes_lh"}))
-	dir := filepath.Join(lh.Body["properties"].(map[string]any)["oneLakeTablesPath"].(string), "bikes")
+	dir := filepath.Join(lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string), "bikes")
 
 	// An unknown sample set is refused, naming the node and the sets.
 	bad := map[string]any{"name": "x", "type": "SampleData", "properties": map[string]any{"type": "Weather"}}

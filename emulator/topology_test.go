@@ -100,7 +100,7 @@ func TestPauseSourceAndEventstream(t *testing.T) {
 	e := startEnv(t)
 	ws := e.workspace("pause")
 	lh := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/lakehouses", map[string]any{"displayName": "lh"}))
-	tables := lh.Body["properties"].(map[string]any)["oneLakeTablesPath"].(string)
+	tables := lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string)
 	topo := map[string]any{
 		"sources":      []any{map[string]any{"name": "app", "type": "CustomEndpoint", "properties": map[string]any{}}},
 		"streams":      []any{map[string]any{"name": "es-stream", "type": "DefaultStream", "properties": map[string]any{}, "inputNodes": []any{map[string]any{"name": "app"}}}},

@@ -23,12 +23,17 @@ type Lakehouse struct {
 	WorkspaceID string
 	// Name is the display name.
 	Name string
-	// TablesPath is properties.oneLakeTablesPath: the directory holding one
-	// Delta table per subdirectory.
+	// TablesPath is properties.x-fabrictest-localTablesPath: the local
+	// directory holding one Delta table per subdirectory.
 	TablesPath string
-	// FilesPath is properties.oneLakeFilesPath (rows a table refused are
-	// parked under Files/_rejected).
+	// FilesPath is properties.x-fabrictest-localFilesPath (rows a table
+	// refused are parked under Files/_rejected).
 	FilesPath string
+	// TablesURL is properties.oneLakeTablesPath: the same tables over the
+	// emulator's OneLake surface (<emulator>/onelake/<ws>/<item>/Tables).
+	TablesURL string
+	// FilesURL is properties.oneLakeFilesPath, over OneLake.
+	FilesURL string
 
 	handle
 }
@@ -56,15 +61,18 @@ func (w Workspace) TryLakehouse(name string) (Lakehouse, error) {
 	var out struct {
 		itemJSON
 		Properties struct {
-			TablesPath string `json:"oneLakeTablesPath"`
-			FilesPath  string `json:"oneLakeFilesPath"`
+			TablesPath string `json:"x-fabrictest-localTablesPath"`
+			FilesPath  string `json:"x-fabrictest-localFilesPath"`
+			TablesURL  string `json:"oneLakeTablesPath"`
+			FilesURL   string `json:"oneLakeFilesPath"`
 		} `json:"properties"`
 	}
 	if _, err := w.env.do(http.MethodPost, w.path()+"/lakehouses", nil, map[string]any{"displayName": name}, 0, &out); err != nil {
 		return Lakehouse{}, err
 	}
 	return Lakehouse{ID: out.ID, WorkspaceID: out.WorkspaceID, Name: out.DisplayName,
-		TablesPath: out.Properties.TablesPath, FilesPath: out.Properties.FilesPath, handle: handle{w.env}}, nil
+		TablesPath: out.Properties.TablesPath, FilesPath: out.Properties.FilesPath,
+		TablesURL: out.Properties.TablesURL, FilesURL: out.Properties.FilesURL, handle: handle{w.env}}, nil
 }
 
 // Item returns the Lakehouse as a generic item (for its job instances).
@@ -76,7 +84,11 @@ func (lh Lakehouse) Item() Item {
 // is read until it is used; the table exists once a destination has
 // delivered its first batch.
 func (lh Lakehouse) Table(name string) Table {
-	return Table{Name: name, Dir: filepath.Join(lh.TablesPath, name), LakehouseID: lh.ID, handle: handle{lh.env}}
+	u := ""
+	if lh.TablesURL != "" {
+		u = lh.TablesURL + "/" + url.PathEscape(name)
+	}
+	return Table{Name: name, Dir: filepath.Join(lh.TablesPath, name), URL: u, LakehouseID: lh.ID, handle: handle{lh.env}}
 }
 
 // Tables lists the names of the Lakehouse's Delta tables through the
@@ -112,7 +124,8 @@ func (lh Lakehouse) TryTables() ([]string, error) {
 // ------------------------------------------------------------------ tables
 
 // Table is one Delta table of a Lakehouse, read straight from its directory
-// with emulator/delta's reader (the whole log, then every live data file),
+// (or through OneLake when the directory is out of sight) with
+// emulator/delta's reader (the whole log, then every live data file),
 // so that what a test sees is what Spark or delta-rs would read. Each call
 // reads the table afresh.
 type Table struct {
@@ -120,6 +133,10 @@ type Table struct {
 	Name string
 	// Dir is the table's root directory (<TablesPath>/<Name>).
 	Dir string
+	// URL is the table over OneLake (<TablesURL>/<Name>): the table is read
+	// there when this process cannot see Dir's parent (an emulator in a
+	// container, or on another machine).
+	URL string
 	// LakehouseID is the Lakehouse the table belongs to.
 	LakehouseID string
 
@@ -143,7 +160,7 @@ func (t Table) Snapshot() *delta.Snapshot {
 //
 //	Eventually(table.TrySnapshot).Should(fabrictest.HaveDeltaRows(3))
 func (t Table) TrySnapshot() (*delta.Snapshot, error) {
-	s, err := delta.ReadTable(t.Dir)
+	s, err := t.readTable()
 	if err != nil {
 		return nil, fmt.Errorf("table %q of lakehouse %s: %w", t.Name, t.LakehouseID, err)
 	}

@@ -341,7 +341,7 @@ def test_fabric_cicd_deploys_and_redeploys_template_eventstream(emu: Emulator, c
     version, and the deployed Filter runs on produced events."""
     ws = new_workspace(emu, "cicd")
     lh = rest_lro(emu, "POST", f"/v1/workspaces/{ws}/lakehouses", {"displayName": "bikes_lh"})
-    table = Path(lh["properties"]["oneLakeTablesPath"]) / "bikes"
+    table = Path(lh["properties"]["x-fabrictest-localTablesPath"]) / "bikes"
     repo = tmp_path / "repo"
 
     # 1. First deployment: the item does not exist, fabric-cicd creates it with its definition.
@@ -500,7 +500,7 @@ def test_microsoft_fabric_api_creates_reads_and_updates_template_eventstream(emu
         producer.close()
     status, _, lh_json = rest(emu, "GET", f"/v1/workspaces/{ws}/lakehouses/{lh.id}")
     assert status == 200, lh_json
-    table = Path(lh_json["properties"]["oneLakeTablesPath"]) / "bikes"
+    table = Path(lh_json["properties"]["x-fabrictest-localTablesPath"]) / "bikes"
     assert sorted(r["BikepointID"] for r in read_rows(table, 2, emu)) == ["BP1", "BP2"]
 
     # getDefinition through the SDK is what the emulator's REST answers.

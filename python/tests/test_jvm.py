@@ -193,7 +193,7 @@ def test_lakehouse_destination_on_apache_kafka(kafka_emulator: Emulator, workspa
     lh = emu.call("POST", f"/v1/workspaces/{workspace}/lakehouses", {"displayName": "jvm_lh"})
     emu.bind_lakehouse(es, lh["id"], "orders")
     emu.produce(es, [{"key": e["key"], "value": e["value"]} for e in orders(5)])
-    table = Path(lh["properties"]["oneLakeTablesPath"]) / "orders"
+    table = Path(lh["properties"]["x-fabrictest-localTablesPath"]) / "orders"
     t = DeltaTable(str(table)).to_pyarrow_table()
     assert t.num_rows == 5
     assert {"id", "amount", "note"} <= set(t.column_names)

@@ -316,7 +316,7 @@ def test_lakehouse_destination_writes_delta_read_by_delta_rs(embedded_emulator: 
     assert dest["type"] == "Lakehouse"
     events = orders(5)
     emu.produce(es, [{"key": e["key"], "value": e["value"]} for e in events])
-    table = Path(lh["properties"]["oneLakeTablesPath"]) / "orders"
+    table = Path(lh["properties"]["x-fabrictest-localTablesPath"]) / "orders"
     assert (table / "_delta_log").is_dir()
     dt = DeltaTable(str(table))
     t = dt.to_pyarrow_table()

@@ -51,7 +51,7 @@ func setUp(t *testing.T, c *client, bind map[string]any) fixture {
 	es := c.must(t, 201, "POST", base+"/eventstreams", map[string]any{"displayName": "sigkill"})
 	ds := es["properties"].(map[string]any)["streams"].([]any)[0].(map[string]any)["id"].(string)
 	lh := c.must(t, 201, "POST", base+"/lakehouses", map[string]any{"displayName": "sigkill"})
-	tables := lh["properties"].(map[string]any)["oneLakeTablesPath"].(string)
+	tables := lh["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string)
 	body := map[string]any{"type": "Lakehouse", "itemId": lh["id"], "table": "events"}
 	for k, v := range bind {
 		body[k] = v

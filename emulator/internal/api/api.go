@@ -69,6 +69,8 @@ type Config struct {
 	// CACertificate is the PEM of the CA behind TLS (nil: off, or the
 	// user's own certificate).
 	CACertificate []byte
+	// OneLakeLog, when set, sees every OneLake request's method and URL.
+	OneLakeLog func(method, url string)
 }
 
 // DefaultMaxRequestBytes is the default cap on a request body: 16 MiB.
@@ -92,6 +94,8 @@ type API struct {
 	ops operations
 
 	gateway Gateway // the Kafka endpoint of connection strings (nil: off)
+
+	onelake http.Handler // the OneLake storage surface under /onelake/
 }
 
 // Runtime is what runs behind the API: the server starts it (SyncAll) and
@@ -128,6 +132,7 @@ func New(cfg Config) *API {
 	}
 	a := &API{cfg: cfg, mux: http.NewServeMux(), rt: rt}
 	a.routes()
+	a.onelake = a.oneLake()
 	return a
 }
 
@@ -177,6 +182,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// still name a type: clients such as fabric-cicd test it before
 	// reading the body. Handlers with a body set their own.
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if isOneLake(r) {
+		a.onelake.ServeHTTP(w, r)
+		return
+	}
 	if fe := pathError(r); fe != nil {
 		fabricerr.Write(w, id, fe)
 		return

@@ -46,8 +46,8 @@ func (a *API) mintToken(c *call) error {
 			return fabricerr.BadParameter("principal", "want a GUID, got %q", req.Principal)
 		}
 	}
-	if req.Audience != "" && req.Audience != auth.AudienceFabric && req.Audience != auth.AudiencePowerBI {
-		return fabricerr.BadParameter("audience", "want %s or %s", auth.AudienceFabric, auth.AudiencePowerBI)
+	if req.Audience != "" && req.Audience != auth.AudienceFabric && req.Audience != auth.AudiencePowerBI && req.Audience != auth.AudienceStorage {
+		return fabricerr.BadParameter("audience", "want %s, %s or %s (OneLake)", auth.AudienceFabric, auth.AudiencePowerBI, auth.AudienceStorage)
 	}
 	tok, exp, err := a.cfg.Issuer.Mint(auth.MintOptions{
 		Principal: req.Principal, Name: req.Name, Audience: req.Audience,

@@ -45,6 +45,9 @@ type kind struct {
 	release func(a *API, c *call, it store.Item) error
 	// properties renders the item's properties, nil for none.
 	properties func(a *API, it store.Item) any
+	// callProperties, when set, renders the properties with the caller's
+	// view of the emulator (its base URL), in place of properties.
+	callProperties func(a *API, c *call, it store.Item) any
 	// validName, when set, replaces the generic display-name rules.
 	validName func(name string) error
 	// creation, when set, validates the create request's creationPayload
@@ -77,9 +80,11 @@ type itemJSON struct {
 
 // renderItem renders it for a typed route (typed != ""), with the type's
 // properties, or for the generic items routes, whose Item has none.
-func (a *API) renderItem(typed string, it store.Item) itemJSON {
+func (a *API) renderItem(c *call, typed string, it store.Item) itemJSON {
 	j := itemJSON{ID: it.ID, Type: it.Type, DisplayName: it.DisplayName, Description: it.Description, WorkspaceID: it.WorkspaceID}
-	if k, ok := kinds[it.Type]; ok && k.properties != nil && typed != "" {
+	if k, ok := kinds[it.Type]; ok && k.callProperties != nil && typed != "" {
+		j.Properties = k.callProperties(a, c, it)
+	} else if ok && k.properties != nil && typed != "" {
 		j.Properties = k.properties(a, it)
 	}
 	return j
@@ -205,7 +210,7 @@ func (a *API) createItem(typed string) endpoint {
 			}
 		}
 		c.location("workspaces", ws.ID, "items", it.ID)
-		return c.JSON(http.StatusCreated, a.renderItem(typed, it))
+		return c.JSON(http.StatusCreated, a.renderItem(c, typed, it))
 	}
 }
 
@@ -247,7 +252,7 @@ func (a *API) listItems(typed string) endpoint {
 		}
 		out := make([]itemJSON, len(items))
 		for i, it := range items {
-			out[i] = a.renderItem(typed, it)
+			out[i] = a.renderItem(c, typed, it)
 		}
 		return list(c, out, next)
 	}
@@ -259,7 +264,7 @@ func (a *API) getItem(typed string) endpoint {
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, a.renderItem(typed, it))
+		return c.JSON(http.StatusOK, a.renderItem(c, typed, it))
 	}
 }
 
@@ -293,7 +298,7 @@ func (a *API) updateItem(typed string) endpoint {
 		} else if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, a.renderItem(typed, it))
+		return c.JSON(http.StatusOK, a.renderItem(c, typed, it))
 	}
 }
 

@@ -64,14 +64,30 @@ var lakehouseKind = kind{
 	release: func(a *API, c *call, it store.Item) error {
 		return os.RemoveAll(a.lakehouseDir(it))
 	},
-	properties: func(a *API, it store.Item) any {
-		dir := a.lakehouseDir(it)
-		return map[string]any{
-			"oneLakeTablesPath":     filepath.Join(dir, "Tables"),
-			"oneLakeFilesPath":      filepath.Join(dir, "Files"),
-			"sqlEndpointProperties": map[string]any{"provisioningStatus": "Success"},
-		}
-	},
+	callProperties: lakehouseProperties,
+}
+
+// LocalTablesPath and LocalFilesPath are the extension properties that
+// keep a Lakehouse's local directories: oneLakeTablesPath and
+// oneLakeFilesPath are OneLake URLs, as in Fabric.
+const (
+	LocalTablesPath = "x-fabrictest-localTablesPath"
+	LocalFilesPath  = "x-fabrictest-localFilesPath"
+)
+
+// lakehouseProperties renders a Lakehouse's properties: Fabric's
+// https://onelake.dfs.fabric.microsoft.com/<ws>/<item>/Tables becomes
+// <emulator>/onelake/<ws>/<item>/Tables, served by the OneLake surface.
+func lakehouseProperties(a *API, c *call, it store.Item) any {
+	dir := a.lakehouseDir(it)
+	base := c.baseURL()
+	return map[string]any{
+		"oneLakeTablesPath":     oneLakeURL(base, it.WorkspaceID, it.ID, "Tables"),
+		"oneLakeFilesPath":      oneLakeURL(base, it.WorkspaceID, it.ID, "Files"),
+		LocalTablesPath:         filepath.Join(dir, "Tables"),
+		LocalFilesPath:          filepath.Join(dir, "Files"),
+		"sqlEndpointProperties": map[string]any{"provisioningStatus": "Success"},
+	}
 }
 
 // listTables serves GET …/lakehouses/{id}/tables: every directory under

@@ -33,6 +33,25 @@ func NewVerifier(own *Issuer, trusted ...*TrustedIssuer) *Verifier {
 // the token's claims. The error wraps ErrMissing, ErrExpired or ErrInvalid
 // and says why in the caller's terms.
 func (v *Verifier) Verify(ctx context.Context, authorization string) (*Claims, error) {
+	c, err := v.verify(ctx, authorization)
+	if err != nil {
+		return nil, err
+	}
+	return c, checkClaims(c)
+}
+
+// VerifyStorage checks an Authorization header value as OneLake does: the
+// token's audience must be the storage resource (AudienceStorage).
+func (v *Verifier) VerifyStorage(ctx context.Context, authorization string) (*Claims, error) {
+	c, err := v.verify(ctx, authorization)
+	if err != nil {
+		return nil, err
+	}
+	return c, checkAudience(c, AudienceStorage)
+}
+
+// verify checks the signature and expiry of a bearer token.
+func (v *Verifier) verify(ctx context.Context, authorization string) (*Claims, error) {
 	raw, err := bearer(authorization)
 	if err != nil {
 		return nil, err
@@ -96,7 +115,7 @@ func (i *Issuer) parse(raw string, keyFn jwt.Keyfunc, methods ...string) (*Claim
 	case err != nil:
 		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	return &c, checkClaims(&c)
+	return &c, nil
 }
 
 // checkClaims applies Fabric's audience rule and requires a principal.
@@ -116,6 +135,20 @@ func checkClaims(c *Claims) error {
 		return fmt.Errorf("%w: oid claim %q is not a GUID", ErrInvalid, c.ObjectID)
 	}
 	return nil
+}
+
+// checkAudience requires the storage audience and a principal.
+func checkAudience(c *Claims, want string) error {
+	for _, a := range c.Audience {
+		if strings.TrimSuffix(a, "/") == want {
+			if _, err := uuid.Parse(c.ObjectID); err != nil {
+				return fmt.Errorf("%w: oid claim %q is not a GUID", ErrInvalid, c.ObjectID)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: audience %v is not %s (ask for the scope %s/.default)",
+		ErrInvalid, []string(c.Audience), want, want)
 }
 
 // bearer returns the token of an Authorization header value.
