@@ -2,8 +2,8 @@
 (issue 16, "Done when"): a client-credentials token for the Fabric scope from
 ``POST {authority}/{tenant}/oauth2/v2.0/token``, then workspace → Eventstream
 → Lakehouse (bound as the Eventstream's destination, events produced through
-its Custom HTTP source, the Delta commit read back), then a token for the
-storage scope.
+its Custom HTTP source), then a token for the storage scope, with which the
+table's first Delta commit is read over OneLake.
 
 Against Fabric the two bases are ``https://login.microsoftonline.com`` and
 ``https://api.fabric.microsoft.com``; here both are the emulator's
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -52,14 +51,17 @@ def call(api: str, token: str, method: str, path: str, body: Any = None, want: i
     return r.json() if r.content else None
 
 
-def wait_for_commit(table: Path, timeout: float = 20) -> list[Path]:
+def read_onelake(url: str, token: str, timeout: float = 20) -> bytes:
+    """GET a OneLake file with a storage token, waiting for it to exist."""
+    import requests
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        commits = sorted((table / "_delta_log").glob("*.json"))
-        if commits:
-            return commits
+        r = requests.get(url, headers={"Authorization": "Bearer " + token, "x-ms-version": "2023-11-03"}, timeout=30)
+        if r.status_code == 200:
+            return r.content
+        assert r.status_code == 404, f"GET {url}: {r.status_code} {r.text}"
         time.sleep(0.1)
-    pytest.fail(f"no Delta commit under {table} after {timeout}s")
+    pytest.fail(f"{url} not there after {timeout}s")
 
 
 def test_witness_flow_with_host_names_changed(tls_emulator: Emulator, wire: Wire,
@@ -94,10 +96,6 @@ def test_witness_flow_with_host_names_changed(tls_emulator: Emulator, wire: Wire
     produced = call(api, fabric, "POST", f"/workspaces/{ws}/eventstreams/{es['id']}/sources/{datasource}/events",
                     {"events": events})
     assert len(produced["events"]) == 3, produced
-    table = Path(call(api, fabric, "GET", f"/workspaces/{ws}/lakehouses/{lh['id']}")["properties"]["oneLakeTablesPath"])
-    commits = wait_for_commit(table / "orders")
-    adds = [json.loads(line)["add"] for f in commits for line in f.read_text().splitlines() if '"add"' in line]
-    assert sum(json.loads(a["stats"])["numRecords"] for a in adds) == 3, adds
 
     # 3. A token for storage (OneLake): same principal, storage audience;
     # the Fabric API refuses it and says which scope to ask for.
@@ -106,6 +104,15 @@ def test_witness_flow_with_host_names_changed(tls_emulator: Emulator, wire: Wire
     assert (s["aud"], s["oid"], s["tid"]) == ("https://storage.azure.com", c["oid"], TENANT), s
     refused = call(api, storage, "GET", "/workspaces", want=401)
     assert refused["errorCode"] == "InvalidToken" and "api.fabric.microsoft.com" in refused["message"], refused
+
+    # 4. The table's first commit over OneLake with the storage token, the
+    # witness's GET {fabric}/onelake/{ws}/{lakehouse}/Tables/…/_delta_log/….json
+    # (the Lakehouse's oneLakeTablesPath is that URL's root).
+    tables = call(api, fabric, "GET", f"/workspaces/{ws}/lakehouses/{lh['id']}")["properties"]["oneLakeTablesPath"]
+    assert tables == f"{emu.url}/onelake/{ws}/{lh['id']}/Tables", tables
+    commit = read_onelake(f"{tables}/orders/_delta_log/00000000000000000000.json", storage)
+    adds = [json.loads(line)["add"] for line in commit.decode().splitlines() if '"add"' in line]
+    assert sum(json.loads(a["stats"])["numRecords"] for a in adds) == 3, adds
 
     # Only the emulator was asked, over HTTPS.
     assert not wire.outside_loopback(), wire.outside_loopback()

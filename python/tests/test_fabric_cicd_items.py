@@ -3,7 +3,7 @@ holding a Data Pipeline, a Notebook, a Lakehouse and an Eventstream, then
 republishes a change (issue 17, item 5).
 
 fabric-cicd is pointed at the emulator as in ``test_fabric_client.py`` (its
-module constants, an emulator token from a ``TokenCredential``), in both
+module constants, azure-identity's ``ClientSecretCredential`` over TLS), in both
 answer modes (synchronous, and ``--async-operations``). The item folders
 follow Microsoft's source-control layout (``<name>.<Type>/.platform`` plus
 the type's definition files: ``pipeline-content.json`` for a Data Pipeline,
@@ -20,15 +20,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 import test_fabric_client as fc
 from conftest import Emulator
-from test_fabric_client import EmulatorCredential, RequestLog, new_workspace, rest, rest_lro
+from identity import Wire
+from test_fabric_client import client_secret_credential, new_workspace, rest, rest_lro
 
 # test_fabric_client's fixtures, registered here: the emulator in both answer
 # modes and its check of the packages this module needs.
 emu = fc.emu
-async_emulator = fc.async_emulator
+tls_async_emulator = fc.tls_async_emulator
+cicd = fc.cicd
 _python_deps = fc._python_deps
 
 TYPES = ["DataPipeline", "Notebook", "Lakehouse", "Eventstream"]
@@ -71,7 +72,7 @@ def write_repo(repo: Path, version: int) -> None:
 def publish(emu: Emulator, ws: str, repo: Path) -> None:
     from fabric_cicd import FabricWorkspace, publish_all_items
     workspace = FabricWorkspace(workspace_id=ws, repository_directory=str(repo), item_type_in_scope=TYPES,
-                                token_credential=EmulatorCredential(emu))
+                                token_credential=client_secret_credential(emu))
     publish_all_items(workspace)
 
 
@@ -90,15 +91,7 @@ def items_by_type(emu: Emulator, ws: str) -> dict[str, dict[str, Any]]:
     return out
 
 
-@pytest.fixture
-def cicd(emu: Emulator, monkeypatch: pytest.MonkeyPatch) -> RequestLog:
-    from fabric_cicd import constants
-    monkeypatch.setattr(constants, "DEFAULT_API_ROOT_URL", emu.url)
-    monkeypatch.setattr(constants, "FABRIC_API_ROOT_URL", emu.url)
-    return RequestLog(monkeypatch)
-
-
-def test_fabric_cicd_publishes_pipeline_notebook_lakehouse_eventstream(emu: Emulator, cicd: RequestLog,
+def test_fabric_cicd_publishes_pipeline_notebook_lakehouse_eventstream(emu: Emulator, cicd: Wire,
                                                                         tmp_path: Path) -> None:
     ws = new_workspace(emu, "cicd-items")
     repo = tmp_path / "repo"
