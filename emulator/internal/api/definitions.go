@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/definition"
@@ -299,22 +298,11 @@ func (a *API) updateDefinition(typed string) endpoint {
 		if es.Type != TypeEventstream {
 			return a.updateItemDefinition(c, es)
 		}
-		updateMeta := false
-		if q := c.r.URL.Query().Get("updateMetadata"); q != "" {
-			if updateMeta, err = strconv.ParseBool(q); err != nil {
-				return fabricerr.BadParameter("updateMetadata", "want true or false, got %q", q)
-			}
-		}
-		var req struct {
-			Definition json.RawMessage `json:"definition"`
-		}
-		if err := a.decode(c, &req); err != nil {
+		updateMeta, raw, err := a.definitionUpdate(c)
+		if err != nil {
 			return err
 		}
-		if len(req.Definition) == 0 || string(req.Definition) == "null" {
-			return fabricerr.BadParameter("definition", "required")
-		}
-		def, err := decodeDefinition(req.Definition)
+		def, err := decodeDefinition(raw)
 		if err != nil {
 			return err
 		}

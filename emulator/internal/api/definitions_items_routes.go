@@ -67,23 +67,11 @@ func (a *API) updateItemDefinition(c *call, it store.Item) error {
 	if !definable(it.Type) {
 		return notForItem(it)
 	}
-	updateMeta := false
-	if q := c.r.URL.Query().Get("updateMetadata"); q != "" {
-		var err error
-		if updateMeta, err = strconv.ParseBool(q); err != nil {
-			return fabricerr.BadParameter("updateMetadata", "want true or false, got %q", q)
-		}
-	}
-	var req struct {
-		Definition json.RawMessage `json:"definition"`
-	}
-	if err := a.decode(c, &req); err != nil {
+	updateMeta, raw, err := a.definitionUpdate(c)
+	if err != nil {
 		return err
 	}
-	if len(req.Definition) == 0 || string(req.Definition) == "null" {
-		return fabricerr.BadParameter("definition", "required")
-	}
-	def, err := decodeItemDefinition(it.Type, req.Definition)
+	def, err := decodeItemDefinition(it.Type, raw)
 	if err != nil {
 		return err
 	}
@@ -120,4 +108,24 @@ func (a *API) applyPlatformMetadata(c *call, it *store.Item, md platformMetadata
 		return err
 	}
 	return nil
+}
+
+// definitionUpdate reads an updateDefinition call: its updateMetadata
+// query parameter and its body's definition (required).
+func (a *API) definitionUpdate(c *call) (updateMeta bool, definition json.RawMessage, err error) {
+	if q := c.r.URL.Query().Get("updateMetadata"); q != "" {
+		if updateMeta, err = strconv.ParseBool(q); err != nil {
+			return false, nil, fabricerr.BadParameter("updateMetadata", "want true or false, got %q", q)
+		}
+	}
+	var req struct {
+		Definition json.RawMessage `json:"definition"`
+	}
+	if err := a.decode(c, &req); err != nil {
+		return false, nil, err
+	}
+	if len(req.Definition) == 0 || string(req.Definition) == "null" {
+		return false, nil, fabricerr.BadParameter("definition", "required")
+	}
+	return updateMeta, req.Definition, nil
 }
