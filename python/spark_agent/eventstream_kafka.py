@@ -23,7 +23,9 @@ of session ``spark`` is:
   ``subscribe`` / ``subscribePattern`` / ``assign`` (read with kafka-python) —
   is read in the driver into a DataFrame with Spark's exact Kafka schema, and
   ``writeStream…start()`` runs the sink (``foreachBatch`` included) in the
-  driver on one micro-batch, announced on stderr (see :mod:`spark_agent.sail`).
+  driver on micro-batches until ``stop()`` (one micro-batch for
+  ``availableNow`` / ``once``), announced on stderr (see
+  :mod:`spark_agent.streaming` and :mod:`spark_agent.sail`).
   The ``kafka`` sink (``write`` / ``writeStream``) produces from the driver.
 
 An unknown id fails at ``load()`` with the emulator's error code
@@ -127,7 +129,7 @@ class Agent:
         ids = opts.eventstream_ids()
         start_raw = opts.get("startingOffsets")
         if streaming and start_raw is None:
-            start_raw = "earliest"  # one micro-batch at start(): 'latest' would always be empty
+            start_raw = "latest"  # Spark's default for a stream
         max_per_trigger = opts.get("maxOffsetsPerTrigger")
         if max_per_trigger is not None and (not max_per_trigger.isdigit() or int(max_per_trigger) < 1):
             raise KafkaOptionError("maxOffsetsPerTrigger", f"option 'maxOffsetsPerTrigger' must be a positive "
@@ -164,7 +166,7 @@ class Agent:
             driver_consume.consumer_config(params)  # unknown kafka.* options fail here, at load()
             if streaming:
                 opts.offsets(streaming=True)  # refuses ending offsets like Spark
-                start_spec, end_spec = parse_offsets(start_raw or "earliest", "startingOffsets"), "latest"
+                start_spec, end_spec = parse_offsets(start_raw, "startingOffsets"), "latest"
             else:
                 start_spec, end_spec = opts.offsets(streaming=False)
             poll_ms = int(opts.get("kafkaConsumer.pollTimeoutMs") or 120_000)

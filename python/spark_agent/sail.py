@@ -9,8 +9,10 @@ Spark's exact Kafka schema. The records are read when the plan is first sent
 to the server and then kept, so every action on the DataFrame sees the same
 rows.
 
-``writeStream…start()`` on a DataFrame built on such a leaf runs one
-micro-batch in the driver (the ``availableNow`` contract): the sink —
+``writeStream…start()`` on a DataFrame built on such a leaf starts a
+continuous query (:mod:`spark_agent.streaming`): micro-batches in a driver
+thread until ``stop()``. With ``trigger(availableNow=True)`` or
+``trigger(once=True)`` it runs one micro-batch in the driver instead: the sink —
 ``foreachBatch``, ``foreach``, ``console``, ``noop``, ``memory`` or any batch
 format such as ``delta`` / ``parquet`` — gets every record available at
 ``start()``; with a ``checkpointLocation`` the end offsets are kept there and
@@ -23,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 import traceback
 import uuid
@@ -61,6 +64,23 @@ class ReadResult:
 
 Reader = Callable[[Offsets | None], ReadResult]
 
+# Per-thread batch reads: a continuous query's thread binds each leaf to the
+# records of its current batch, so several queries over one DataFrame never
+# see each other's batches.
+_BATCH = threading.local()
+
+
+def bind_batch(reads: dict[int, ReadResult]) -> Any:
+    """Make this thread's uses of the leaves (by ``id``) read ``reads``; returns a token."""
+    prev = getattr(_BATCH, "reads", None)
+    _BATCH.reads = reads
+    return prev
+
+
+def unbind_batch(token: Any) -> None:
+    """Undo :func:`bind_batch`."""
+    _BATCH.reads = token
+
 
 class KafkaSourcePlan(LogicalPlan):
     """A Connect leaf plan: Kafka records read in the driver, sent as a LocalRelation.
@@ -97,7 +117,10 @@ class KafkaSourcePlan(LogicalPlan):
         self._result = None
 
     def result(self) -> ReadResult:
-        """The records (read now if not read yet)."""
+        """The records (this thread's batch, else read now if not read yet)."""
+        bound = (getattr(_BATCH, "reads", None) or {}).get(id(self))
+        if bound is not None:
+            return bound
         if self._result is None:
             self._result = self._reader(self._starting)
         return self._result
@@ -112,12 +135,13 @@ class KafkaSourcePlan(LogicalPlan):
         else:
             from pyspark.sql.connect.dataframe import DataFrame
 
-            for v in self._views:
+            prefix = f"fabrictest_kafka_{self._plan_id}_{threading.get_ident()}_"
+            for v in [v for v in self._views if v.startswith(prefix)]:
                 self._session.catalog.dropTempView(v)
-            self._views = []
+                self._views.remove(v)
             union = None
             for i, chunk in enumerate(chunks):
-                name = f"fabrictest_kafka_{self._plan_id}_{i}"
+                name = f"{prefix}{i}"
                 DataFrame.withPlan(LocalRelation(to_arrow(chunk, self._include_headers), schema.json()),
                                    self._session).createOrReplaceTempView(name)
                 self._views.append(name)
@@ -248,10 +272,15 @@ def _parse_offsets(d: dict[str, dict[str, int]]) -> Offsets:
 
 
 def run_micro_batch(writer: Any, *, path: str | None = None, table: str | None = None) -> DriverStreamingQuery:
-    """Run a Connect ``DataStreamWriter`` over a Kafka leaf as one driver-side micro-batch."""
+    """Run a Connect ``DataStreamWriter`` over a Kafka leaf: one driver-side
+    micro-batch for ``availableNow`` / ``once``, else a continuous query."""
     from pyspark.sql.connect.dataframe import DataFrame
 
     wp = writer._write_proto
+    if not (wp.available_now or wp.once or wp.continuous_checkpoint_interval):
+        from .streaming import start_query
+
+        return start_query(writer, path=path, table=table)
     session = writer._session
     child = writer._write_stream._child
     leaves = kafka_leaves(child)
@@ -261,7 +290,7 @@ def run_micro_batch(writer: Any, *, path: str | None = None, table: str | None =
     name = wp.query_name or None
     if wp.continuous_checkpoint_interval:
         raise ValueError("trigger(continuous=…) is not supported by the driver-side Kafka path on Sail; "
-                         "use availableNow, once or processingTime (each runs one micro-batch)")
+                         "use the default trigger, processingTime, availableNow or once")
     fmt = (wp.format or "").lower()
     foreach_batch = getattr(writer, "_fabrictest_foreach_batch", None)
     foreach = getattr(writer, "_fabrictest_foreach", None)
