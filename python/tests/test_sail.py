@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -55,13 +57,22 @@ def _es(emu: Emulator, ws: str, name: str) -> Eventstream:
     return emu.create_eventstream(ws, name)
 
 
+def _wait(what: str, cond: Any, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.05)
+
+
 def test_notebook_snippet_runs_unmodified(spark: Any, embedded_emulator: Emulator, workspace: str,
                                           capfd: pytest.CaptureFixture) -> None:
+    """Fabric's snippet is a continuous query: it stays active and, with Spark's
+    default startingOffsets=latest, its batches hold what is produced after start()."""
     from spark_agent import KAFKA_SCHEMA
 
     es = _es(embedded_emulator, workspace, "orders")
-    events = orders(7)
-    produced = embedded_emulator.produce(es, events)
+    embedded_emulator.produce(es, orders(3, "before"))
     item_id, datasource_id = es.item_id, es.datasource_id
 
     batches: list[Any] = []
@@ -77,39 +88,43 @@ def test_notebook_snippet_runs_unmodified(spark: Any, embedded_emulator: Emulato
     }).load()
     query = df_raw.writeStream.foreachBatch(showDf).outputMode("append").start()
     # ---
-
+    try:
+        assert query.isActive is True
+        _wait("batch 0 (offsets pinned at latest)", lambda: bool(query.recentProgress))
+        events = orders(7)
+        produced = embedded_emulator.produce(es, events)
+        _wait("7 rows in foreachBatch", lambda: sum(len(r) for _, _, r in batches) >= len(events))
+        assert query.isActive is True
+        assert query.awaitTermination(0.2) is False
+    finally:
+        query.stop()
     assert query.isActive is False
-    assert query.awaitTermination(10) is True
-    query.stop()
+    assert query.awaitTermination(1) is True
     assert query.exception() is None
-    assert query.lastProgress["numInputRows"] == len(events)
+    assert query.status["message"] == "Stopped"
     err = capfd.readouterr().err
-    assert "running foreachBatch in the driver on one micro-batch" in err, err
+    assert "running foreachBatch in a driver thread on micro-batches" in err, err
 
-    assert len(batches) == 1
-    epoch, schema, rows = batches[0]
-    assert epoch == 0
+    assert batches[0][0] == 0 and batches[0][2] == []  # batch 0 pins the offsets, like Spark's
+    assert [e for e, _, _ in batches] == list(range(len(batches)))
+    schema = batches[0][1]
     assert schema == KAFKA_SCHEMA
     assert [f.name for f in schema.fields] == NOTEBOOK_SCHEMA_FIELDS
     assert [f.dataType.simpleString() for f in schema.fields] == [
         "binary", "binary", "string", "int", "bigint", "timestamp", "int"]
     assert all(f.nullable for f in schema.fields)
+    rows = [r for _, _, rs in batches for r in rs]
     assert_kafka_rows(rows, es, produced, events)
-
-
-def test_decoded_projection_like_the_fabric_sample(spark: Any, embedded_emulator: Emulator, workspace: str) -> None:
-    """Microsoft's sample casts key/value to string before foreachBatch."""
-    from pyspark.sql.functions import col
-
-    es = _es(embedded_emulator, workspace, "decoded")
-    embedded_emulator.produce(es, orders(3))
-    df_raw = spark.readStream.format("kafka").options(**{
-        "eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id}).load()
-    decoded = df_raw.select(col("key").cast("string"), col("value").cast("string"), "partition", "offset")
-    got: list[Any] = []
-    decoded.writeStream.foreachBatch(lambda df, epoch: got.extend(df.collect())).outputMode("append").start()
-    assert sorted(r["key"] for r in got) == ["o-0", "o-1", "o-2"]
-    assert json.loads(next(r["value"] for r in got if r["key"] == "o-1"))["id"] == 1
+    progress = query.recentProgress
+    assert [p["batchId"] for p in progress] == [e for e, _, _ in batches]
+    assert sum(p["numInputRows"] for p in progress) == 7
+    assert query.lastProgress == progress[-1]
+    src = progress[-1]["sources"][0]
+    assert set(src) >= {"description", "startOffset", "endOffset", "numInputRows"}
+    assert progress[0]["sources"][0]["startOffset"] is None
+    ends = src["endOffset"][es.topic]
+    for w in produced["events"]:
+        assert ends[str(w["partition"])] > w["offset"]
 
 
 def test_wrong_item_id_fails_at_load_with_item_not_found(spark: Any, embedded_emulator: Emulator,
@@ -216,7 +231,8 @@ def test_checkpoint_resumes_with_only_new_records(spark: Any, embedded_emulator:
     def run() -> list[Any]:
         got: list[Any] = []
         df = spark.readStream.format("kafka").options(**{
-            "eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id}).load()
+            "eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id,
+            "startingOffsets": "earliest"}).load()
         q = (df.writeStream.foreachBatch(lambda d, epoch: got.append((epoch, d.collect())))
              .option("checkpointLocation", ckpt).trigger(availableNow=True).start())
         q.awaitTermination()
@@ -249,15 +265,168 @@ def test_ten_thousand_records_in_several_local_relations(spark: Any, embedded_em
     assert len(df._plan._views) > 1  # the budget really split the read
 
 
+def _produce_to_partition0(emu: Emulator, es: Eventstream, n: int, prefix: str) -> None:
+    from kafka import KafkaProducer
+
+    p = KafkaProducer(bootstrap_servers=emu.resolve(es)["bootstrapServers"])
+    for i in range(n):
+        p.send(es.topic, key=f"{prefix}-{i}".encode(), value=str(i).encode(), partition=0)
+    p.flush()
+    p.close()
+
+
 def test_max_offsets_per_trigger_splits_the_batches(spark: Any, embedded_emulator: Emulator, workspace: str) -> None:
+    """maxOffsetsPerTrigger caps every micro-batch of a continuous query (Spark's
+    KafkaMicroBatchStream.rateLimit; one partition, so the cap is exact); a
+    one-shot availableNow run splits the same way."""
     es = _es(embedded_emulator, workspace, "paced")
-    embedded_emulator.produce(es, orders(10))
+    _produce_to_partition0(embedded_emulator, es, 10, "p")
+    opts = {"eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id,
+            "maxOffsetsPerTrigger": "4", "startingOffsets": "earliest"}
     sizes: list[Any] = []
-    df = spark.readStream.format("kafka").options(**{
-        "eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id,
-        "maxOffsetsPerTrigger": "4"}).load()
-    df.writeStream.foreachBatch(lambda d, epoch: sizes.append((epoch, d.count()))).start().awaitTermination()
+    q = spark.readStream.format("kafka").options(**opts).load().writeStream.foreachBatch(
+        lambda d, epoch: sizes.append((epoch, d.count()))).start()
+    try:
+        q.processAllAvailable()
+    finally:
+        q.stop()
     assert sizes == [(0, 4), (1, 4), (2, 2)]
+    assert [p["numInputRows"] for p in q.recentProgress] == [4, 4, 2]
+    assert [p["sources"][0]["endOffset"][es.topic]["0"] for p in q.recentProgress] == [4, 8, 10]
+
+    once: list[Any] = []
+    spark.readStream.format("kafka").options(**opts).load().writeStream.foreachBatch(
+        lambda d, epoch: once.append((epoch, d.count()))).trigger(availableNow=True).start().awaitTermination()
+    assert once == [(0, 4), (1, 4), (2, 2)]
+
+
+def test_query_started_before_any_record_then_resumed_from_its_checkpoint(
+        spark: Any, embedded_emulator: Emulator, workspace: str, tmp_path: Path) -> None:
+    """Issue 18's done-when: records produced 5 s after start() arrive; after stop()
+    and a restart from the checkpoint only the new ones do, batch ids continuing."""
+    es = _es(embedded_emulator, workspace, "late")
+    ckpt = str(tmp_path / "ckpt")
+    got: list[Any] = []
+
+    def start() -> Any:
+        df = spark.readStream.format("kafka").options(**{
+            "eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id}).load()
+        return (df.writeStream.foreachBatch(lambda d, epoch: got.append((epoch, sorted(
+            bytes(r["key"]).decode() for r in d.collect())))).option("checkpointLocation", ckpt).start())
+
+    q = start()
+    try:
+        time.sleep(5)
+        embedded_emulator.produce(es, orders(3, "late"))
+        _wait("the 3 late records", lambda: sum(len(k) for _, k in got) >= 3)
+    finally:
+        q.stop()
+    assert [k for _, k in got if k] == [["late-0", "late-1", "late-2"]]
+    last = got[-1][0]
+    embedded_emulator.produce(es, orders(2, "while-stopped"))
+    got.clear()
+    q = start()
+    try:
+        q.processAllAvailable()
+        embedded_emulator.produce(es, orders(2, "after-restart"))
+        q.processAllAvailable()
+    finally:
+        q.stop()
+    assert sorted(k for _, ks in got for k in ks) == [
+        "after-restart-0", "after-restart-1", "while-stopped-0", "while-stopped-1"]
+    assert got[0][0] == last + 1 and all(ks for _, ks in got)  # no new batch 0, no empty batch
+
+
+def test_processing_time_trigger_three_before_three_after(spark: Any, embedded_emulator: Emulator,
+                                                          workspace: str) -> None:
+    """The issue's cell: processingTime 500 ms, three events before start() and three after."""
+    es = _es(embedded_emulator, workspace, "interval")
+    embedded_emulator.produce(es, orders(3, "before"))
+    results = {}
+    for start_at in ("earliest", None):
+        keys: list[str] = []
+        times: list[float] = []
+        opts = {"eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id}
+        if start_at:
+            opts["startingOffsets"] = start_at
+
+        def batch(d: Any, epoch: int, keys: list[str] = keys, times: list[float] = times) -> None:
+            times.append(time.monotonic())
+            keys.extend(bytes(r["key"]).decode() for r in d.collect())
+
+        q = (spark.readStream.format("kafka").options(**opts).load().writeStream.foreachBatch(batch)
+             .trigger(processingTime="500 milliseconds").start())
+        try:
+            _wait("batch 0", lambda q=q: bool(q.recentProgress))
+            embedded_emulator.produce(es, orders(3, f"after-{start_at}"))
+            _wait("the later events", lambda keys=keys, s=start_at: sum(k.startswith(f"after-{s}") for k in keys) == 3)
+            assert q.isActive
+        finally:
+            q.stop()
+        results[start_at] = sorted(keys)
+        assert all(b - a >= 0.45 for a, b in zip(times, times[1:])), times  # batches start on the interval
+    assert results["earliest"] == sorted(["before-0", "before-1", "before-2",
+                                          "after-earliest-0", "after-earliest-1", "after-earliest-2"])
+    assert results[None] == ["after-None-0", "after-None-1", "after-None-2"]
+
+
+def test_sink_exception_stops_the_query(spark: Any, embedded_emulator: Emulator, workspace: str) -> None:
+    from spark_agent.sail import StreamingQueryFailed
+
+    es = _es(embedded_emulator, workspace, "boom")
+    embedded_emulator.produce(es, orders(2))
+
+    def boom(d: Any, epoch: int) -> None:
+        if d.count():
+            raise ValueError("sink exploded")
+
+    q = spark.readStream.format("kafka").options(**{
+        "eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id,
+        "startingOffsets": "earliest"}).load().writeStream.foreachBatch(boom).start()
+    with pytest.raises(StreamingQueryFailed, match="sink exploded"):
+        q.awaitTermination(30)
+    assert q.isActive is False
+    assert isinstance(q.exception(), ValueError)
+    assert q.lastProgress is None  # the failed batch is not a completed one
+    with pytest.raises(StreamingQueryFailed):
+        q.processAllAvailable()
+    q.stop()
+
+
+def test_several_queries_at_once(spark: Any, embedded_emulator: Emulator, workspace: str) -> None:
+    """Two queries over one DataFrame and a third over another stream run side by side."""
+    a, b = _es(embedded_emulator, workspace, "multi-a"), _es(embedded_emulator, workspace, "multi-b")
+    df_a = spark.readStream.format("kafka").options(**{
+        "eventstream.itemid": a.item_id, "eventstream.datasourceid": a.datasource_id,
+        "startingOffsets": "earliest"}).load()
+    df_b = spark.readStream.format("kafka").options(**{
+        "eventstream.itemid": b.item_id, "eventstream.datasourceid": b.datasource_id,
+        "startingOffsets": "earliest"}).load()
+    got: dict[str, list[str]] = {"a1": [], "a2": [], "b": []}
+    lock = threading.Lock()
+
+    def sink(name: str) -> Any:
+        def f(d: Any, epoch: int) -> None:
+            keys = [bytes(r["key"]).decode() for r in d.collect()]
+            with lock:
+                got[name].extend(keys)
+        return f
+
+    qs = [df_a.writeStream.foreachBatch(sink("a1")).queryName("a1").start(),
+          df_a.writeStream.foreachBatch(sink("a2")).queryName("a2").start(),
+          df_b.writeStream.foreachBatch(sink("b")).queryName("b").start()]
+    try:
+        embedded_emulator.produce(a, orders(4, "a"))
+        embedded_emulator.produce(b, orders(3, "b"))
+        for q in qs:
+            q.processAllAvailable()
+        assert all(q.isActive for q in qs)
+    finally:
+        for q in qs:
+            q.stop()
+    assert sorted(got["a1"]) == sorted(got["a2"]) == ["a-0", "a-1", "a-2", "a-3"]
+    assert sorted(got["b"]) == ["b-0", "b-1", "b-2"]
+    assert [q.name for q in qs] == ["a1", "a2", "b"]
 
 
 def test_kafka_sink_round_trip(spark: Any, embedded_emulator: Emulator, workspace: str) -> None:
