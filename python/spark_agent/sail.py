@@ -371,26 +371,12 @@ def run_micro_batch(writer: Any, *, path: str | None = None, table: str | None =
 
 
 def split_result(res: ReadResult, cap: int) -> list[ReadResult]:
-    """Split one read into reads of at most ``cap`` records (in partition and
-    offset order), each with the offsets a checkpoint should keep after it."""
-    out: list[ReadResult] = []
-    start: Any = res.start
-    seen: Offsets = {}
-    recs = res.records
-    for i in range(0, len(recs), cap):
-        part = recs[i:i + cap]
-        last = i + cap >= len(recs)
-        for r in part:
-            seen.setdefault(r.topic, {})[r.partition] = r.offset + 1
-        if last:
-            end = res.end
-        else:
-            end = {t: dict(ps) for t, ps in (start.items() if isinstance(start, dict) else [])}
-            for t, ps in seen.items():
-                end.setdefault(t, {}).update(ps)
-        out.append(ReadResult(records=list(part), start=start, end=end))
-        start = end
-    return out
+    """Split one read into the batches ``maxOffsetsPerTrigger`` makes of it
+    (Spark's pro-rated ``rateLimit``), each with the offsets a checkpoint
+    should keep after it."""
+    from .streaming import split_by_rate_limit
+
+    return split_by_rate_limit(res, cap)
 
 
 def _run_sink(df: Any, batch_id: int, fmt: str, opts: dict[str, str], foreach_batch: Callable | None,

@@ -116,6 +116,22 @@ def _initial_offsets(res: sail.ReadResult) -> Offsets:
     return out
 
 
+def split_by_rate_limit(res: sail.ReadResult, cap: int) -> list[sail.ReadResult]:
+    """One read cut into the batches ``maxOffsetsPerTrigger`` makes of it
+    (:func:`rate_limit` from the read's start until its end): the
+    ``availableNow`` split, the same as a continuous query's."""
+    out: list[sail.ReadResult] = []
+    cur = _initial_offsets(res)
+    start: Any = res.start
+    while _has_new(cur, res.end):
+        end = rate_limit(cap, cur, res.end)
+        recs = [r for r in res.records
+                if cur.get(r.topic, {}).get(r.partition, 0) <= r.offset < end.get(r.topic, {}).get(r.partition, 0)]
+        out.append(sail.ReadResult(records=recs, start=start, end=end))
+        cur = start = end
+    return out or [res]
+
+
 class StreamSource:
     """One Kafka leaf of a continuous query: what it has read and what is committed."""
 
@@ -225,8 +241,8 @@ class ContinuousQuery:
         """One trigger: read, maybe run a batch; True when data is left for the next."""
         self._set_status("Getting offsets from the Kafka source", active=True)
         latest = [s.poll() for s in self._sources]
-        cap = self._sources[0].leaf.max_offsets_per_trigger if len(self._sources) == 1 else None
-        ends = [rate_limit(cap, s.committed or {}, lt) if cap else lt for s, lt in zip(self._sources, latest)]
+        ends = [rate_limit(s.leaf.max_offsets_per_trigger, s.committed or {}, lt) if s.leaf.max_offsets_per_trigger
+                else lt for s, lt in zip(self._sources, latest)]
         first = self._next_batch == 0 and not self._resumed
         if not first and not any(_has_new(s.committed or {}, e) for s, e in zip(self._sources, ends)):
             self._caught_up(t0)

@@ -72,7 +72,7 @@ class Run:
     """One streaming query of a cell: foreachBatch collects (batchId, rows)."""
 
     def __init__(self, c: Cell, es: Eventstream, opts: dict[str, str] | None = None, *,
-                 trigger: str | None = None, checkpoint: str | None = None) -> None:
+                 trigger: str | None = None, checkpoint: str | None = None, available_now: bool = False) -> None:
         self.batches: list[tuple[int, list[tuple]]] = []
         self._lock = threading.Lock()
         df = c.spark.readStream.format("kafka").options(**{
@@ -80,6 +80,8 @@ class Run:
         w = df.writeStream.foreachBatch(self._sink)
         if trigger:
             w = w.trigger(processingTime=trigger)
+        if available_now:
+            w = w.trigger(availableNow=True)
         if checkpoint:
             w = w.option("checkpointLocation", checkpoint)
         self.query = w.start()
@@ -174,6 +176,15 @@ def cell_max_offsets_per_trigger(c: Cell) -> Any:
         run.stop()
 
 
+def cell_available_now_max_offsets(c: Cell) -> Any:
+    es = c.stream("paced-once")
+    c.emu.produce(es, orders(23))
+    run = Run(c, es, {"startingOffsets": "earliest", "maxOffsetsPerTrigger": "5"}, available_now=True)
+    assert run.query.awaitTermination(120), "availableNow query did not finish"
+    assert run.query.exception() is None
+    return [(e, _sorted(rs)) for e, rs in run.batches if rs]
+
+
 def cell_checkpoint_resume(c: Cell) -> Any:
     es = c.stream("resume")
     ckpt = str(c.tmp / f"ckpt-{c.engine}")
@@ -258,6 +269,7 @@ CASES: dict[str, Callable[[Cell], Any]] = {
     "earliest_processing_time": cell_earliest_processing_time,
     "json_offsets": cell_json_offsets,
     "max_offsets_per_trigger": cell_max_offsets_per_trigger,
+    "available_now_max_offsets": cell_available_now_max_offsets,
     "checkpoint_resume": cell_checkpoint_resume,
     "after_start": cell_after_start,
     "include_headers": cell_include_headers,
@@ -335,6 +347,8 @@ EXPECT: dict[str, Callable[[Any], bool]] = {
     "earliest_processing_time": lambda r: _keys(r) == sorted([f"{p}-{i}" for p in ("after", "before") for i in range(3)]),
     "json_offsets": lambda r: len(r) == 7 and "o-0" not in _keys(r),
     "max_offsets_per_trigger": lambda r: sum(len(rs) for _, rs in r) == 23 and all(len(rs) <= 5 for _, rs in r)
+    and len(r) >= 5,
+    "available_now_max_offsets": lambda r: sum(len(rs) for _, rs in r) == 23 and all(len(rs) <= 5 for _, rs in r)
     and len(r) >= 5,
     "checkpoint_resume": lambda r: [(e, _keys(rs)) for e, rs in r[0]] == [(0, ["first-0", "first-1", "first-2"])]
     and r[1] == 1 and _keys(r[2]) == ["restarted-0", "restarted-1", "stopped-0", "stopped-1"],

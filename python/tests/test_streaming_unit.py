@@ -37,3 +37,20 @@ def test_parse_interval_refuses_naming_processing_time(text: str) -> None:
     with pytest.raises(KafkaOptionError) as ei:
         parse_interval(text)
     assert ei.value.option == "processingTime"
+
+
+def test_split_by_rate_limit_cuts_a_read_like_consecutive_triggers() -> None:
+    from spark_agent.kafka_schema import KafkaRecord
+    from spark_agent.sail import ReadResult
+    from spark_agent.streaming import split_by_rate_limit
+
+    recs = [KafkaRecord(key=None, value=b"", topic="t", partition=p, offset=o, timestamp_ms=0, timestamp_type=0,
+                        headers=None) for p, n in ((0, 7), (1, 2)) for o in range(n)]
+    res = ReadResult(records=recs, start="earliest", end={"t": {0: 7, 1: 2, 2: 0}})
+    parts = split_by_rate_limit(res, 3)
+    # backlog 7/2 → floor(3*7/9)=2, floor(3*2/9)=0 → ceil → 1; then 5/1 → 2, 1; then 3/0 → 3; then 0
+    assert [r.end["t"] for r in parts] == [{0: 2, 1: 1, 2: 0}, {0: 4, 1: 2, 2: 0}, {0: 7, 1: 2, 2: 0}]
+    assert [len(r.records) for r in parts] == [3, 3, 3]
+    assert [r.start for r in parts][1:] == [parts[0].end, parts[1].end]
+    assert sorted((r.partition, r.offset) for p in parts for r in p.records) == sorted(
+        (r.partition, r.offset) for r in recs)
