@@ -307,7 +307,9 @@ def run_micro_batch(writer: Any, *, path: str | None = None, table: str | None =
 
     t0 = time.time()
     results = [leaf.result() for leaf in leaves]
-    cap = leaves[0].max_offsets_per_trigger if len(leaves) == 1 else None
+    # Trigger.Once reads everything available and ignores read limits (Spark
+    # logs "The read limit … is ignored when Trigger.Once is used").
+    cap = leaves[0].max_offsets_per_trigger if len(leaves) == 1 and not wp.once else None
     if cap and len(results[0].records) > cap:
         batches = [[r] for r in split_result(results[0], cap)]
     else:

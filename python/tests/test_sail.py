@@ -278,7 +278,8 @@ def _produce_to_partition0(emu: Emulator, es: Eventstream, n: int, prefix: str) 
 def test_max_offsets_per_trigger_splits_the_batches(spark: Any, embedded_emulator: Emulator, workspace: str) -> None:
     """maxOffsetsPerTrigger caps every micro-batch of a continuous query (Spark's
     KafkaMicroBatchStream.rateLimit; one partition, so the cap is exact); a
-    one-shot availableNow run splits the same way."""
+    one-shot availableNow run splits the same way; once ignores it, as Spark's
+    Trigger.Once does."""
     es = _es(embedded_emulator, workspace, "paced")
     _produce_to_partition0(embedded_emulator, es, 10, "p")
     opts = {"eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id,
@@ -294,10 +295,15 @@ def test_max_offsets_per_trigger_splits_the_batches(spark: Any, embedded_emulato
     assert [p["numInputRows"] for p in q.recentProgress] == [4, 4, 2]
     assert [p["sources"][0]["endOffset"][es.topic]["0"] for p in q.recentProgress] == [4, 8, 10]
 
-    once: list[Any] = []
+    available: list[Any] = []
     spark.readStream.format("kafka").options(**opts).load().writeStream.foreachBatch(
-        lambda d, epoch: once.append((epoch, d.count()))).trigger(availableNow=True).start().awaitTermination()
-    assert once == [(0, 4), (1, 4), (2, 2)]
+        lambda d, epoch: available.append((epoch, d.count()))).trigger(availableNow=True).start().awaitTermination()
+    assert available == [(0, 4), (1, 4), (2, 2)]
+    # Trigger.Once ignores read limits in Spark: one batch.
+    single: list[Any] = []
+    spark.readStream.format("kafka").options(**opts).load().writeStream.foreachBatch(
+        lambda d, epoch: single.append((epoch, d.count()))).trigger(once=True).start().awaitTermination()
+    assert single == [(0, 10)]
 
 
 def test_query_started_before_any_record_then_resumed_from_its_checkpoint(
