@@ -1,6 +1,7 @@
 package asaql
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -75,6 +76,9 @@ func lexOne(q string, i int) (token, int, error) {
 		return lexString(q, i)
 	case c >= '0' && c <= '9':
 		n := span(q[i:], func(r rune) bool { return r >= '0' && r <= '9' || r == '.' })
+		if _, err := strconv.ParseFloat(q[i:i+n], 64); err != nil || strings.Count(q[i:i+n], ".") > 1 || q[i+n-1] == '.' {
+			return token{}, 0, syntax(i, "%q is not a number", q[i:i+n])
+		}
 		return token{kind: tNumber, text: q[i : i+n], pos: i}, n, nil
 	case c == '_' || unicode.IsLetter(c) || c >= 0x80:
 		n := span(q[i:], func(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || r >= 0x80 })
