@@ -16,8 +16,9 @@ import (
 )
 
 // Sources the emulator runs itself: SampleData sources generate events and
-// Kafka-protocol sources (ApacheKafka, ConfluentCloud, AmazonMSKKafka) copy
-// a topic of another cluster, both into the Eventstream's DefaultStream
+// Kafka-protocol sources (ApacheKafka, ConfluentCloud, AmazonMSKKafka, and
+// AzureEventHub and AzureIoTHub through Event Hubs' Kafka surface) copy a
+// topic of another cluster, both into the Eventstream's DefaultStream
 // topic. Each such source of a deployed definition has one runner while
 // neither it nor its Eventstream is paused; Sync (syncSources) reconciles the
 // runners with the stored definition after every change (deploy, pause,
