@@ -203,8 +203,8 @@ func TestDefinitionRefusalsChangeNothing(t *testing.T) {
 	cases := []struct {
 		name, list, node, typ string
 	}{
-		{"event hub source", "sources", "AzureEventHubSource", "AzureEventHub"},
-		{"iot hub source", "sources", "AzureIoTHubSource", "AzureIoTHub"},
+		{"kinesis source", "sources", "AmazonKinesisSource", "AmazonKinesis"},
+		{"pub/sub source", "sources", "GooglePubSubSource", "GooglePubSub"},
 		{"cdc source", "sources", "AzureSQLDBCDCSource", "AzureSQLDBCDC"},
 		{"join", "operators", "JoinerName", "Join"},
 	}

@@ -65,6 +65,9 @@ func oneOf(v string, allowed []string) (string, bool) {
 
 // check validates k in place; field prefixes the field names of errors.
 func checkConnection(k *kafkaConnection) error {
+	if err := eventHubConnection(k); err != nil {
+		return err
+	}
 	var seeds []string
 	for _, h := range strings.Split(k.BootstrapServers, ",") {
 		if h = strings.TrimSpace(h); h == "" {
@@ -117,6 +120,9 @@ func renderConnection(c store.DataConnection, role store.Role) map[string]any {
 	_ = json.Unmarshal(c.Spec, &k)
 	out := map[string]any{"id": c.ID, "workspaceId": c.WorkspaceID, "bootstrapServers": k.BootstrapServers,
 		"securityProtocol": k.SecurityProtocol, "updatedAt": c.UpdatedAt}
+	if k.EventHub != "" {
+		out["eventHubName"] = k.EventHub
+	}
 	if k.SASLMechanism != "" {
 		out["saslMechanism"], out["hasPassword"] = k.SASLMechanism, k.Password != ""
 		if role >= store.RoleContributor {

@@ -27,6 +27,10 @@ func (a *API) planSource(ctx context.Context, ws string, n *node) (ok bool, err 
 		n.Raw["type"] = t
 		return true, a.checkKafkaSource(ctx, ws, n)
 	}
+	if t, isHub := oneOf(n.Type, runtime.EventHubSourceTypes); isHub {
+		n.Raw["type"] = t
+		return true, a.checkEventHubSource(ctx, ws, n)
+	}
 	return false, nil
 }
 

@@ -40,10 +40,10 @@ func chainOf(t *Topology, def0, n *Node) ([]*Node, error) {
 
 // formatChain compiles the operator nodes of chain (specs by name) into
 // the pipeline's stored form for node n; empty without operators.
-func formatChain(n *Node, chain []*Node, specs map[string]map[string]any) (json.RawMessage, error) {
+func formatChain(n *Node, chain []*Node, specs map[string][]map[string]any) (json.RawMessage, error) {
 	var ops []map[string]any
 	for _, op := range chain {
-		ops = append(ops, specs[op.Name])
+		ops = append(ops, specs[op.Name]...)
 	}
 	parsed, err := parseChain(ops)
 	if err != nil {

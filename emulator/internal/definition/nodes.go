@@ -87,14 +87,14 @@ func planStreams(t *Topology, defaultName string) (*Node, error) {
 // planOperators maps every operator onto a pipeline spec, checked alone,
 // and checks the inputs of the operators and streams; it returns the
 // specs by node name.
-func planOperators(t *Topology, def0 *Node) (map[string]map[string]any, error) {
-	specs := map[string]map[string]any{}
+func planOperators(t *Topology, def0 *Node) (map[string][]map[string]any, error) {
+	specs := map[string][]map[string]any{}
 	for _, n := range t.Operators {
-		spec, err := operatorSpec(n)
+		spec, err := nodeSpecs(t, n)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := parseChain([]map[string]any{spec}); err != nil {
+		if _, err := parseChain(spec); err != nil {
 			return nil, opError(n, err)
 		}
 		specs[n.Name] = spec
@@ -114,4 +114,17 @@ func planOperators(t *Topology, def0 *Node) (map[string]map[string]any, error) {
 		}
 	}
 	return specs, nil
+}
+
+// nodeSpecs maps operator node n onto its pipeline specs: a SQL node's
+// query may compile into several, the other operators into one.
+func nodeSpecs(t *Topology, n *Node) ([]map[string]any, error) {
+	if equalFold(n.Type, "SQL") {
+		return sqlSpecs(t, n)
+	}
+	spec, err := operatorSpec(n)
+	if err != nil {
+		return nil, err
+	}
+	return []map[string]any{spec}, nil
 }

@@ -27,7 +27,6 @@ var operatorRefusals = map[string]string{
 	"join":   "joins of two streams are not built",
 	"union":  "unions of streams are not built",
 	"expand": "array expansion is not built",
-	"sql":    "SQL (Stream Analytics query) operators are not built",
 }
 
 // operatorSpec maps operator node n onto a pipeline spec and canonicalises

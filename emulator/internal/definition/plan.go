@@ -108,7 +108,7 @@ func Compile(ctx context.Context, in Input, r Resolver) (*Plan, error) {
 type compiler struct {
 	t     *Topology
 	def0  *Node
-	specs map[string]map[string]any
+	specs map[string][]map[string]any
 }
 
 // derived plans the DerivedStreams: each topic is filled through the

@@ -64,7 +64,6 @@ func TestRefusals(t *testing.T) {
 		{"Join", opTopo("Join", `{}`), NotSupported, "operators[0].type", "joins of two streams are not built"},
 		{"Union", opTopo("union", `{}`), NotSupported, "operators[0].type", "unions of streams are not built"},
 		{"Expand", opTopo("Expand", `{}`), NotSupported, "operators[0].type", "array expansion is not built"},
-		{"SQL", opTopo("SQL", `{}`), NotSupported, "operators[0].type", "SQL (Stream Analytics query) operators are not built"},
 		{"unknown operator", opTopo("Pivot", `{}`), BadInput, es + "operators[0].type", `"Pivot" is not one of Filter, ManageFields, Aggregate, GroupBy, Join, Union, Expand, SQL`},
 		{"operator without input", topo(srcCE, defSt, `[{"name":"f","type":"Filter","properties":{"conditions":[{"column":"a","operatorType":"Equals"}]}}]`, `[]`), BadInput, es + "operators[0].inputNodes", "an operator reads exactly one stream or operator"},
 		{"operator reads a source", topo(srcCE, defSt, `[{"name":"f","type":"Filter","properties":{"conditions":[{"column":"a","operatorType":"Equals"}]},"inputNodes":[{"name":"src"}]}]`, `[]`), BadInput, es + "operators[0].inputNodes", `"src" is a source; sources feed the DefaultStream "main"`},

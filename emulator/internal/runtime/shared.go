@@ -54,6 +54,13 @@ type KafkaConnection struct {
 	SASLMechanism    string `json:"saslMechanism,omitempty"`
 	Username         string `json:"username,omitempty"`
 	Password         string `json:"password,omitempty"`
+	// ConnectionString is an Event Hubs (or IoT Hub built-in endpoint)
+	// connection string; registration derives the fields above and EventHub
+	// from it, and clears it (the password holds it).
+	ConnectionString string `json:"connectionString,omitempty"`
+	// EventHub is the connection string's EntityPath: the topic Event Hubs
+	// and IoT Hub sources read.
+	EventHub string `json:"eventHub,omitempty"`
 }
 
 // DataConnection loads connection id for a source of workspace ws: a

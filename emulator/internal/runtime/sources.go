@@ -9,14 +9,16 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/definition"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/sample"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
 
 // Sources the emulator runs itself: SampleData sources generate events and
-// Kafka-protocol sources (ApacheKafka, ConfluentCloud, AmazonMSKKafka) copy
-// a topic of another cluster, both into the Eventstream's DefaultStream
+// Kafka-protocol sources (ApacheKafka, ConfluentCloud, AmazonMSKKafka, and
+// AzureEventHub and AzureIoTHub through Event Hubs' Kafka surface) copy a
+// topic of another cluster, both into the Eventstream's DefaultStream
 // topic. Each such source of a deployed definition has one runner while
 // neither it nor its Eventstream is paused; Sync (syncSources) reconciles the
 // runners with the stored definition after every change (deploy, pause,
@@ -113,18 +115,8 @@ func (rt *Runtime) wantedSources(ctx context.Context, es store.Item) ([]sourceSp
 		switch {
 		case n.Is("SampleData"):
 			s.Sample, _ = sample.Canonical(n.Str("type"))
-		case slices.Contains(KafkaSourceTypes, n.Type):
-			k := KafkaPropsOf(n)
-			s.Kafka = &k
-			conn, err := rt.DataConnection(ctx, es.WorkspaceID, k.DataConnectionID)
-			switch {
-			case errors.Is(err, store.ErrNotFound):
-				s.ConnErr = fmt.Sprintf("connection %s is not registered in this workspace; PUT /v1/_emulator/connections/%s with its workspaceId and bootstrapServers", k.DataConnectionID, k.DataConnectionID)
-			case err != nil:
-				s.ConnErr = err.Error()
-			default:
-				s.Conn = &conn
-			}
+		case slices.Contains(KafkaSourceTypes, n.Type), slices.Contains(EventHubSourceTypes, n.Type):
+			rt.kafkaSource(ctx, es.WorkspaceID, n, &s)
 		default:
 			continue
 		}
@@ -272,5 +264,26 @@ func (rt *Runtime) closeSources() {
 	r.mu.Unlock()
 	for _, run := range runs {
 		run.stop()
+	}
+}
+
+// kafkaSource sets the Kafka-protocol source s of node n (workspace ws):
+// its properties and its connection, or why the connection is missing.
+func (rt *Runtime) kafkaSource(ctx context.Context, ws string, n *definition.Node, s *sourceSpec) {
+	k := KafkaPropsOf(n)
+	conn, err := rt.DataConnection(ctx, ws, k.DataConnectionID)
+	if slices.Contains(EventHubSourceTypes, n.Type) {
+		k = EventHubPropsOf(n, conn)
+	}
+	s.Kafka = &k
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		s.ConnErr = fmt.Sprintf("connection %s is not registered in this workspace; PUT /v1/_emulator/connections/%s with its workspaceId and bootstrapServers (or connectionString)", k.DataConnectionID, k.DataConnectionID)
+	case err != nil:
+		s.ConnErr = err.Error()
+	case k.Topic == "":
+		s.ConnErr = fmt.Sprintf("connection %s has no Event Hubs connection string with an EntityPath; register it with connectionString", k.DataConnectionID)
+	default:
+		s.Conn = &conn
 	}
 }
