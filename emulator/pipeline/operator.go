@@ -8,7 +8,7 @@ import (
 )
 
 // Operator is one stage of a pipeline: Filter, ManageFields, GroupBy,
-// RollingAggregate or WindowStamp. Operators are plain values; Parse builds them from JSON and
+// RollingAggregate, Expand or WindowStamp. Operators are plain values; Parse builds them from JSON and
 // New checks hand-built ones the same way.
 type Operator interface {
 	// Spec returns the operator in the canonical JSON shape Parse accepts.
@@ -454,6 +454,9 @@ type Spec struct {
 	// them in Window).
 	On              string `json:"on,omitempty"`
 	AllowedLateness string `json:"allowedLateness,omitempty"`
+	// Fields and IgnoreMissingOrEmpty are an Expand's.
+	Fields               []string `json:"fields,omitempty"`
+	IgnoreMissingOrEmpty *bool    `json:"ignoreMissingOrEmpty,omitempty"`
 }
 
 // AggregateSpec is the canonical JSON shape of an Aggregate (of a GroupBy)

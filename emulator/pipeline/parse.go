@@ -136,7 +136,6 @@ var (
 	refusedTypes = map[string]string{
 		"join":   "it joins two input streams; an emulated eventstream has one stream (its Kafka topic) per source",
 		"union":  "it merges two or more input streams; an emulated eventstream has one stream (its Kafka topic) per source",
-		"expand": "it turns one event into one per array element; the emulator does not build it",
 		"sql":    "the emulator does not interpret Stream Analytics SQL",
 	}
 	refusedKinds = map[string]string{
@@ -194,6 +193,11 @@ func parseOperator(item any, path string) (Operator, error) {
 			return nil, err
 		}
 		return parseRolling(o, name)
+	case "expand":
+		if err := o.only("fields", "field", "ignoreMissingOrEmpty"); err != nil {
+			return nil, err
+		}
+		return parseExpand(o, name)
 	case "window":
 		if err := o.only(append([]string{"window"}, windowKeys...)...); err != nil {
 			return nil, err
@@ -207,7 +211,7 @@ func parseOperator(item any, path string) (Operator, error) {
 		}
 		return WindowStamp{Name: name, Window: w}, nil
 	}
-	return nil, invalid(join(path, "type"), "%q is not one of Filter, ManageFields, GroupBy, Aggregate, Window", typ)
+	return nil, invalid(join(path, "type"), "%q is not one of Filter, ManageFields, GroupBy, Aggregate, Expand, Window", typ)
 }
 
 func canonicalType(lower, given string) string {

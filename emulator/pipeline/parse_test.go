@@ -90,7 +90,6 @@ func TestParseRefusals(t *testing.T) {
 	}{
 		{`[{"type":"Join","properties":{}}]`, "operators[0].type", "Join"},
 		{`[{"type":"Filter","condition":{"field":"a","op":"exists"}},{"type":"union"}]`, "operators[1].type", "Union"},
-		{`[{"type":"Expand","column":"x"}]`, "operators[0].type", "Expand"},
 		{`[{"type":"Aggregate","aggregates":[{"fn":"avg","field":"v","duration":"1m"},{"fn":"StandardDeviation","field":"v","duration":"1m"}]}]`, "operators[0].aggregates[1].fn", "StandardDeviation"},
 		{`[{"type":"SQL","query":"SELECT 1"}]`, "operators[0].type", "SQL"},
 		{`[{"type":"GroupBy","aggregates":[{"fn":"count"}],"window":{"kind":"sliding","duration":"1m"}}]`, "operators[0].window.kind", "Sliding window"},

@@ -34,7 +34,7 @@ type Event struct {
 type Stats struct {
 	Events           int64 `json:"events"`           // records processed (replays excluded)
 	Replayed         int64 `json:"replayed"`         // records skipped: offset already fed
-	Filtered         int64 `json:"filtered"`         // rows a Filter dropped
+	Filtered         int64 `json:"filtered"`         // rows a Filter dropped, or an Expand dropped for a missing or empty array
 	CastFailures     int64 `json:"castFailures"`     // values a cast could not convert, set to null
 	FunctionFailures int64 `json:"functionFailures"` // computed fields set to null: an argument of the wrong type or out of the function's domain
 	NonNumeric       int64 `json:"nonNumeric"`       // non-numeric values sum/min/max/avg skipped
@@ -90,6 +90,8 @@ func New(ops []Operator) (*Pipeline, error) {
 			p.stages = append(p.stages, newRollingStage(o, &p.stats))
 		case WindowStamp:
 			p.stages = append(p.stages, &stampStage{w: o.Window, stats: &p.stats})
+		case Expand:
+			p.stages = append(p.stages, &expandStage{e: o, stats: &p.stats})
 		default:
 			return nil, invalid(path, "unknown operator %T", op)
 		}

@@ -77,6 +77,10 @@ func TestOperatorTypes(t *testing.T) {
 			`{"aggregates":[{"as":"total","duration":{"unit":"Second","value":5},"field":"v","fn":"Sum","partitionBy":["k"]}],"name":"op","type":"Aggregate"}`},
 		{"groupBy", `{"aggregations":[{"aggregateFunction":"Count","alias":"n"}],"groupBy":[{"columnName":"k"}],"window":{"type":"Hopping","properties":{"duration":{"value":10,"unit":"Second"},"hopSize":{"value":5,"unit":"Second"}}}}`,
 			`{"aggregates":[{"as":"n","fn":"Count"}],"keys":["k"],"name":"op","type":"GroupBy","window":{"duration":{"unit":"Second","value":10},"hop":{"unit":"Second","value":5},"kind":"Hopping"}}`},
+		{"Expand", `{"column":[{"expressionType":"ColumnReference","columnName":"a","columnPathSegments":[{"field":"items"}]}],"ignoreMissingOrEmpty":false}`,
+			`{"fields":["a.items"],"ignoreMissingOrEmpty":false,"name":"op","type":"Expand"}`},
+		{"expand", `{"column":{"columnName":"tags"}}`,
+			`{"fields":["tags"],"name":"op","type":"Expand"}`},
 	}
 	for _, c := range cases {
 		t.Run(c.typ, func(t *testing.T) {

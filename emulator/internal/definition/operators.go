@@ -19,6 +19,7 @@ var operatorMappings = map[string]operatorMapping{
 	"managefields": {"ManageFields", manageFieldsSpec},
 	"aggregate":    {"Aggregate", aggregateSpec},
 	"groupby":      {"GroupBy", groupBySpec},
+	"expand":       {"Expand", expandSpec},
 }
 
 // operatorRefusals gives the reason each operator type the emulator knows
@@ -26,7 +27,6 @@ var operatorMappings = map[string]operatorMapping{
 var operatorRefusals = map[string]string{
 	"join":   "joins of two streams are not built",
 	"union":  "unions of streams are not built",
-	"expand": "array expansion is not built",
 	"sql":    "SQL (Stream Analytics query) operators are not built",
 }
 

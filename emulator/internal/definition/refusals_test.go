@@ -63,7 +63,8 @@ func TestRefusals(t *testing.T) {
 		// Operators.
 		{"Join", opTopo("Join", `{}`), NotSupported, "operators[0].type", "joins of two streams are not built"},
 		{"Union", opTopo("union", `{}`), NotSupported, "operators[0].type", "unions of streams are not built"},
-		{"Expand", opTopo("Expand", `{}`), NotSupported, "operators[0].type", "array expansion is not built"},
+		{"Expand without a column", opTopo("Expand", `{}`), BadInput, es + "operators[0].properties.column", "want a column reference or a non-empty array of them"},
+		{"Expand ignoreMissingOrEmpty not a boolean", opTopo("Expand", `{"column":"a","ignoreMissingOrEmpty":"yes"}`), BadInput, es + "operators[0].properties.ignoreMissingOrEmpty", "want true or false"},
 		{"SQL", opTopo("SQL", `{}`), NotSupported, "operators[0].type", "SQL (Stream Analytics query) operators are not built"},
 		{"unknown operator", opTopo("Pivot", `{}`), BadInput, es + "operators[0].type", `"Pivot" is not one of Filter, ManageFields, Aggregate, GroupBy, Join, Union, Expand, SQL`},
 		{"operator without input", topo(srcCE, defSt, `[{"name":"f","type":"Filter","properties":{"conditions":[{"column":"a","operatorType":"Equals"}]}}]`, `[]`), BadInput, es + "operators[0].inputNodes", "an operator reads exactly one stream or operator"},
