@@ -53,7 +53,7 @@ func ExampleParse_errors() {
 	}
 	// Output:
 	// EventstreamOperatorNotSupported operators[0].type - Join
-	// EventstreamOperatorNotSupported operators[0].window.kind - Session window
+	// InvalidInput operators[0].window.timeout - required: a duration such as "1m"
 	// InvalidInput operators[0].aggregates[0].fn - "median" is not one of count, sum, min, max, avg
 }
 

@@ -138,11 +138,6 @@ var (
 		"union":  "it merges two or more input streams; an emulated eventstream has one stream (its Kafka topic) per source",
 		"sql":    "the emulator does not interpret Stream Analytics SQL",
 	}
-	refusedKinds = map[string]string{
-		"sliding":  "a sliding window emits whenever an event enters or leaves it, so its output depends on each event's exact timing; use a hopping window with a small hop",
-		"session":  "session windows merge per key on inactivity gaps, with state that grows without bound; the emulator does not build them",
-		"snapshot": "snapshot windows group events with identical timestamps; the emulator does not build them",
-	}
 )
 
 func parseOperator(item any, path string) (Operator, error) {
@@ -163,7 +158,7 @@ func parseOperator(item any, path string) (Operator, error) {
 	if reason, refused := refusedTypes[lower]; refused {
 		return nil, notSupported(join(path, "type"), canonicalType(lower, typ), reason)
 	}
-	windowKeys := []string{"kind", "duration", "hop", "offset", "on", "allowedLateness"}
+	windowKeys := windowMembers
 	switch lower {
 	case "filter":
 		if err := o.only("condition"); err != nil {
@@ -207,7 +202,7 @@ func parseOperator(item any, path string) (Operator, error) {
 			return nil, err
 		}
 		if w == (Window{}) {
-			return nil, invalid(join(path, "kind"), "required: tumbling or hopping")
+			return nil, invalid(join(path, "kind"), "required: tumbling")
 		}
 		return WindowStamp{Name: name, Window: w}, nil
 	}

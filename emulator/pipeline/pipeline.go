@@ -65,6 +65,25 @@ type stage interface {
 	advance(now int64, emit func(Event))
 }
 
+// windowed is a GroupBy stage: its clocks and the end of its earliest open
+// window.
+type windowed interface {
+	stage
+	clock() *clocks
+	nextEnd() (int64, bool)
+}
+
+// newWindowStage builds the stage of g's window kind.
+func newWindowStage(g GroupBy, stats *Stats) windowed {
+	switch g.Window.Kind {
+	case Sliding:
+		return newSlidingStage(g, stats)
+	case Session:
+		return newSessionStage(g, stats)
+	}
+	return newGroupByStage(g, stats)
+}
+
 // New builds a pipeline from operators (usually Parse's result), checking
 // them as Parse does; errors are *ValidationError or *NotSupportedError
 // naming "operators[i]…". No operators is a pipeline that passes rows
@@ -85,7 +104,7 @@ func New(ops []Operator) (*Pipeline, error) {
 		case ManageFields:
 			p.stages = append(p.stages, newFieldsStage(o, &p.stats))
 		case GroupBy:
-			p.stages = append(p.stages, newGroupByStage(o, &p.stats))
+			p.stages = append(p.stages, newWindowStage(o, &p.stats))
 		case RollingAggregate:
 			p.stages = append(p.stages, newRollingStage(o, &p.stats))
 		case WindowStamp:
@@ -167,7 +186,7 @@ func (p *Pipeline) Deadline() (time.Time, bool) {
 	defer p.mu.Unlock()
 	best, found := int64(math.MaxInt64), false
 	for _, st := range p.stages {
-		g, ok := st.(*groupByStage)
+		g, ok := st.(windowed)
 		if !ok {
 			continue
 		}
@@ -175,7 +194,7 @@ func (p *Pipeline) Deadline() (time.Time, bool) {
 		if !ok {
 			continue
 		}
-		if at, ok := g.clk.deadline(end); ok {
+		if at, ok := g.clock().deadline(end); ok {
 			best, found = min(best, at), true
 		}
 	}
@@ -196,9 +215,9 @@ func (p *Pipeline) ExpectPartitions(partitions ...int32) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, st := range p.stages {
-		if g, ok := st.(*groupByStage); ok {
+		if g, ok := st.(windowed); ok {
 			for _, part := range partitions {
-				g.clk.expect(part)
+				g.clock().expect(part)
 			}
 			return // later GroupBy stages are fed by this one, not by Kafka
 		}
@@ -235,7 +254,7 @@ func (p *Pipeline) Operators() []Operator {
 func (p *Pipeline) Stateful() bool {
 	for _, st := range p.stages {
 		switch st.(type) {
-		case *groupByStage, *rollingStage:
+		case windowed, *rollingStage:
 			return true
 		}
 	}

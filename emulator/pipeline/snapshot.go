@@ -23,6 +23,7 @@ type snapshot struct {
 	Stats     Stats          `json:"stats"`
 	Stages    []stageState   `json:"stages,omitempty"`
 	Rolling   []rollingState `json:"rolling,omitempty"` // Aggregate stages
+	Buffers   []bufferState  `json:"buffers,omitempty"` // sliding and session windows
 }
 
 type offsetState struct {
@@ -77,6 +78,8 @@ func (p *Pipeline) Snapshot() ([]byte, error) {
 			snap.Stages = append(snap.Stages, g.state(i))
 		case *rollingStage:
 			snap.Rolling = append(snap.Rolling, g.state(i))
+		case buffered:
+			snap.Buffers = append(snap.Buffers, bufferSnapshot(i, g))
 		}
 	}
 	return json.Marshal(snap)
@@ -162,6 +165,13 @@ func (p *Pipeline) Restore(data []byte) error {
 			return fmt.Errorf("%w: stage %d: %v", ErrSnapshotMismatch, st.Stage, err)
 		}
 		rolled[st.Stage] = nr
+	}
+	bufs, err := restoreBuffers(p.stages, snap.Buffers)
+	if err != nil {
+		return err
+	}
+	for i, b := range bufs {
+		p.stages[i] = b
 	}
 	for i, st := range p.stages {
 		switch g := st.(type) {
