@@ -62,9 +62,9 @@ func TestExpandThenGroupByCountsElements(t *testing.T) {
 
 func TestExpandBadSpecs(t *testing.T) {
 	for doc, field := range map[string]string{
-		`[{"type":"Expand"}]`:                                     "operators[0].fields",
-		`[{"type":"Expand","fields":["a","a"]}]`:                  "operators[0].fields[1]",
-		`[{"type":"Expand","field":"a","fields":["b"]}]`:          "operators[0].field",
+		`[{"type":"Expand"}]`:                                      "operators[0].fields",
+		`[{"type":"Expand","fields":["a","a"]}]`:                   "operators[0].fields[1]",
+		`[{"type":"Expand","field":"a","fields":["b"]}]`:           "operators[0].field",
 		`[{"type":"Expand","field":"a","ignoreMissingOrEmpty":1}]`: "operators[0].ignoreMissingOrEmpty",
 	} {
 		_, err := Parse([]byte(doc))

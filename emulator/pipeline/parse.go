@@ -134,9 +134,9 @@ func fuseWindows(parsed []Operator, path func(int) string) ([]Operator, error) {
 // Refusal reasons, by operator type and window kind.
 var (
 	refusedTypes = map[string]string{
-		"join":   "it joins two input streams; an emulated eventstream has one stream (its Kafka topic) per source",
-		"union":  "it merges two or more input streams; an emulated eventstream has one stream (its Kafka topic) per source",
-		"sql":    "the emulator does not interpret Stream Analytics SQL",
+		"join":  "it joins two input streams; an emulated eventstream has one stream (its Kafka topic) per source",
+		"union": "it merges two or more input streams; an emulated eventstream has one stream (its Kafka topic) per source",
+		"sql":   "the emulator does not interpret Stream Analytics SQL",
 	}
 )
 

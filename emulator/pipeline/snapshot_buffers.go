@@ -24,14 +24,14 @@ type buffered interface {
 }
 
 func (s *slidingStage) buffer() (*clocks, []item) { return &s.clk, s.items }
-func (s *slidingStage) fresh() buffered             { return newSlidingStage(s.g, s.stats) }
+func (s *slidingStage) fresh() buffered           { return newSlidingStage(s.g, s.stats) }
 func (s *slidingStage) load(items []item) {
 	s.items, s.done = items, s.clk.horizon
 }
 
 func (s *sessionStage) buffer() (*clocks, []item) { return &s.clk, s.items }
-func (s *sessionStage) fresh() buffered             { return newSessionStage(s.g, s.stats) }
-func (s *sessionStage) load(items []item)          { s.items = items }
+func (s *sessionStage) fresh() buffered           { return newSessionStage(s.g, s.stats) }
+func (s *sessionStage) load(items []item)         { s.items = items }
 
 // bufferSnapshot encodes a buffered stage at index i.
 func bufferSnapshot(i int, b buffered) bufferState {

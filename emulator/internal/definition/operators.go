@@ -25,9 +25,9 @@ var operatorMappings = map[string]operatorMapping{
 // operatorRefusals gives the reason each operator type the emulator knows
 // but cannot run is refused.
 var operatorRefusals = map[string]string{
-	"join":   "joins of two streams are not built",
-	"union":  "unions of streams are not built",
-	"sql":    "SQL (Stream Analytics query) operators are not built",
+	"join":  "joins of two streams are not built",
+	"union": "unions of streams are not built",
+	"sql":   "SQL (Stream Analytics query) operators are not built",
 }
 
 // operatorSpec maps operator node n onto a pipeline spec and canonicalises
