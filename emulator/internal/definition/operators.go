@@ -146,17 +146,34 @@ func groupBySpec(n *Node) (map[string]any, error) {
 	if len(keys) > 0 {
 		spec["keys"] = keys
 	}
+	win, err := groupByWindow(n)
+	if err != nil {
+		return nil, err
+	}
+	spec["window"] = win
+	return spec, nil
+}
+
+// groupByWindow maps GroupBy's window {type, properties: {duration,
+// hopSize?, offset?, timeout?, maxDuration?, partitionBy?}}.
+func groupByWindow(n *Node) (map[string]any, error) {
 	w, _ := n.Props["window"].(map[string]any)
 	if w == nil {
-		return nil, BadNode(n, "properties.window", "required: {type: Tumbling|Hopping, properties: {duration, hopSize?, offset?}}")
+		return nil, BadNode(n, "properties.window", "required: {type: Tumbling|Hopping|Sliding|Session|Snapshot, properties: {duration, hopSize?, offset?, timeout?, maxDuration?, partitionBy?}}")
 	}
 	wp, _ := w["properties"].(map[string]any)
 	win := map[string]any{"kind": str(w, "type")}
-	for from, to := range map[string]string{"duration": "duration", "hopSize": "hop", "offset": "offset"} {
+	for from, to := range map[string]string{"duration": "duration", "hopSize": "hop", "offset": "offset", "timeout": "timeout", "maxDuration": "maxDuration"} {
 		if v, ok := wp[from]; ok && v != nil {
 			win[to] = v
 		}
 	}
-	spec["window"] = win
-	return spec, nil
+	if v, ok := wp["partitionBy"]; ok && v != nil {
+		col, err := columnName(n, "properties.window.properties.partitionBy", v)
+		if err != nil {
+			return nil, err
+		}
+		win["partitionBy"] = col
+	}
+	return win, nil
 }

@@ -102,7 +102,7 @@ func TestRefusals(t *testing.T) {
 		{"partitionBy not a reference", opTopo("Aggregate", `{"aggregations":[{"aggregationFunction":"Sum","column":"v","partitionBy":[1]}]}`), BadInput, es + "operators[0].properties.aggregations[0].partitionBy[0]", "want a column reference {columnName}"},
 		{"GroupBy aggregation not an object", opTopo("GroupBy", `{"aggregations":["x"]}`), BadInput, es + "operators[0].properties.aggregations[0]", "want {aggregationFunction, column, alias}"},
 		{"groupBy not a reference", opTopo("GroupBy", `{"aggregations":[{"aggregationFunction":"Count"}],"groupBy":[{}]}`), BadInput, es + "operators[0].properties.groupBy[0].columnName", "required"},
-		{"GroupBy without a window", opTopo("GroupBy", `{"aggregations":[{"aggregationFunction":"Count"}]}`), BadInput, es + "operators[0].properties.window", "required: {type: Tumbling|Hopping"},
+		{"GroupBy without a window", opTopo("GroupBy", `{"aggregations":[{"aggregationFunction":"Count"}]}`), BadInput, es + "operators[0].properties.window", "required: {type: Tumbling|Hopping|Sliding|Session|Snapshot"},
 		// Destinations.
 		{"destination without input", topo(srcCE, defSt, `[]`, `[{"name":"lake","type":"Lakehouse"}]`), BadInput, es + "destinations[0].inputNodes", "a destination reads exactly one stream or operator"},
 		{"destination reads a source", topo(srcCE, defSt, `[]`, `[{"name":"lake","type":"Lakehouse","inputNodes":[{"name":"src"}]}]`), BadInput, es + "destinations[0].inputNodes", `"src" is a source; sources feed the DefaultStream "main"`},
