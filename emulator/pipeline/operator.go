@@ -8,7 +8,7 @@ import (
 )
 
 // Operator is one stage of a pipeline: Filter, ManageFields, GroupBy,
-// RollingAggregate, Expand or WindowStamp. Operators are plain values; Parse builds them from JSON and
+// RollingAggregate, Expand, Union, Join or WindowStamp. Operators are plain values; Parse builds them from JSON and
 // New checks hand-built ones the same way.
 type Operator interface {
 	// Spec returns the operator in the canonical JSON shape Parse accepts.
@@ -467,6 +467,12 @@ type Spec struct {
 	// them in Window).
 	On              string `json:"on,omitempty"`
 	AllowedLateness string `json:"allowedLateness,omitempty"`
+	// Inputs are a Union's or a Join's input chains (left, right).
+	Inputs [][]Spec `json:"inputs,omitempty"`
+	// JoinType, JoinOn and Duration are a Join's.
+	JoinType string       `json:"joinType,omitempty"`
+	JoinOn   []JoinOnSpec `json:"joinOn,omitempty"`
+	Duration string       `json:"duration,omitempty"`
 	// Fields and IgnoreMissingOrEmpty are an Expand's.
 	Fields               []string `json:"fields,omitempty"`
 	IgnoreMissingOrEmpty *bool    `json:"ignoreMissingOrEmpty,omitempty"`
@@ -481,6 +487,12 @@ type AggregateSpec struct {
 	As          string   `json:"as"`
 	PartitionBy []string `json:"partitionBy,omitempty"`
 	Duration    string   `json:"duration,omitempty"`
+}
+
+// JoinOnSpec is the canonical JSON shape of a JoinOn.
+type JoinOnSpec struct {
+	Left  string `json:"left"`
+	Right string `json:"right"`
 }
 
 // ComputeSpec is the canonical JSON shape of a Compute: fn in lower case,

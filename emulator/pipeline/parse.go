@@ -134,9 +134,7 @@ func fuseWindows(parsed []Operator, path func(int) string) ([]Operator, error) {
 // Refusal reasons, by operator type and window kind.
 var (
 	refusedTypes = map[string]string{
-		"join":  "it joins two input streams; an emulated eventstream has one stream (its Kafka topic) per source",
-		"union": "it merges two or more input streams; an emulated eventstream has one stream (its Kafka topic) per source",
-		"sql":   "the emulator does not interpret Stream Analytics SQL",
+		"sql": "the emulator does not interpret Stream Analytics SQL",
 	}
 )
 
@@ -188,6 +186,16 @@ func parseOperator(item any, path string) (Operator, error) {
 			return nil, err
 		}
 		return parseRolling(o, name)
+	case "union":
+		if err := o.only("inputs"); err != nil {
+			return nil, err
+		}
+		return parseUnion(o, name)
+	case "join":
+		if err := o.only("joinType", "joinOn", "duration", "allowedLateness", "inputs"); err != nil {
+			return nil, err
+		}
+		return parseJoin(o, name)
 	case "expand":
 		if err := o.only("fields", "field", "ignoreMissingOrEmpty"); err != nil {
 			return nil, err
@@ -206,7 +214,7 @@ func parseOperator(item any, path string) (Operator, error) {
 		}
 		return WindowStamp{Name: name, Window: w}, nil
 	}
-	return nil, invalid(join(path, "type"), "%q is not one of Filter, ManageFields, GroupBy, Aggregate, Expand, Window", typ)
+	return nil, invalid(join(path, "type"), "%q is not one of Filter, ManageFields, GroupBy, Aggregate, Expand, Union, Join, Window", typ)
 }
 
 func canonicalType(lower, given string) string {

@@ -88,15 +88,14 @@ func TestParseRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		doc, field, name string
 	}{
-		{`[{"type":"Join","properties":{}}]`, "operators[0].type", "Join"},
-		{`[{"type":"Filter","condition":{"field":"a","op":"exists"}},{"type":"union"}]`, "operators[1].type", "Union"},
+		{`[{"type":"Filter","condition":{"field":"a","op":"exists"}},{"type":"sql","query":"x"}]`, "operators[1].type", "SQL"},
 		{`[{"type":"Aggregate","aggregates":[{"fn":"avg","field":"v","duration":"1m"},{"fn":"StandardDeviation","field":"v","duration":"1m"}]}]`, "operators[0].aggregates[1].fn", "StandardDeviation"},
 		{`[{"type":"SQL","query":"SELECT 1"}]`, "operators[0].type", "SQL"},
 		{`[{"type":"Window","kind":"sliding","duration":"1m"}]`, "operators[0].kind", "a stand-alone sliding Window"},
 		{`[{"type":"Window","kind":"hopping","duration":"1m","hop":"30s"}]`, "operators[0].kind", "a stand-alone hopping Window"},
 		{`[{"type":"GroupBy","aggregates":[{"fn":"count"},{"fn":"PercentileContinuous","field":"v"}],"window":{"kind":"tumbling","duration":"1m"}}]`, "operators[0].aggregates[1].fn", "PercentileContinuous"},
 		{`[{"type":"GroupBy","aggregates":[{"fn":"count"}],"window":{"kind":"tumbling","duration":{"value":1,"unit":"Month"}}}]`, "operators[0].window.duration.unit", "Month"},
-		{`{"type":"join"}`, "type", "Join"},
+		{`{"type":"SQL"}`, "type", "SQL"},
 	} {
 		t.Run(tc.field+" "+tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.doc))
