@@ -20,13 +20,13 @@ var operatorMappings = map[string]operatorMapping{
 	"aggregate":    {"Aggregate", aggregateSpec},
 	"groupby":      {"GroupBy", groupBySpec},
 	"expand":       {"Expand", expandSpec},
+	"union":        {"Union", unionSpec},
+	"join":         {"Join", joinSpec},
 }
 
 // operatorRefusals gives the reason each operator type the emulator knows
 // but cannot run is refused.
 var operatorRefusals = map[string]string{
-	"join":  "joins of two streams are not built",
-	"union": "unions of streams are not built",
 	"sql":   "SQL (Stream Analytics query) operators are not built",
 }
 
