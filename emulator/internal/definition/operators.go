@@ -27,7 +27,7 @@ var operatorMappings = map[string]operatorMapping{
 // operatorRefusals gives the reason each operator type the emulator knows
 // but cannot run is refused.
 var operatorRefusals = map[string]string{
-	"sql":   "SQL (Stream Analytics query) operators are not built",
+	"sql": "SQL (Stream Analytics query) operators are not built",
 }
 
 // operatorSpec maps operator node n onto a pipeline spec and canonicalises
