@@ -22,11 +22,18 @@ import (
 //	                 "as": NAME}...]}
 //	{"type": "GroupBy", "keys": [F...],
 //	    "aggregates": [{"fn": FN, "field": F, "as": NAME}...],
-//	    "window": {"kind": "tumbling"|"hopping", "duration": D, "hop": D,
-//	               "offset": D, "on": F, "allowedLateness": D}}
+//	    "window": {"kind": "tumbling"|"hopping"|"sliding"|"session"|"snapshot",
+//	               "duration": D, "hop": D, "offset": D, "on": F,
+//	               "allowedLateness": D, "timeout": D, "maxDuration": D,
+//	               "partitionBy": F}}
 //	{"type": "Aggregate", "on": F, "allowedLateness": D,
 //	    "aggregates": [{"fn": FN, "field": F, "as": NAME,
 //	                    "partitionBy": [F...], "duration": D}...]}
+//	{"type": "Expand", "fields": [F...] | "field": F, "ignoreMissingOrEmpty": B}
+//	{"type": "Union", "inputs": [[OPERATOR...], [OPERATOR...]...]}
+//	{"type": "Join", "joinType": "Inner"|"LeftOuter",
+//	    "joinOn": [{"left": F, "right": F}...], "duration": D,
+//	    "allowedLateness": D, "inputs": [[OPERATOR...], [OPERATOR...]]}
 //	{"type": "Window", "kind": ..., "duration": D, "on": F}   (the seed's)
 //
 // The window members may also sit flat on the GroupBy (the seed's "kind",
