@@ -166,8 +166,49 @@ func (p *Pipeline) Restore(data []byte) error {
 // restoreChain returns stages rebuilt from cs: stages cs has no state for
 // start afresh. stages is not changed.
 func restoreChain(stages []stage, cs chainState, stats *Stats) ([]stage, error) {
-	restored := map[int]*groupByStage{}
-	for _, st := range cs.Stages {
+	restored, err := restoreGroupBys(stages, cs.Stages)
+	if err != nil {
+		return nil, err
+	}
+	rolled, err := restoreRolling(stages, cs.Rolling)
+	if err != nil {
+		return nil, err
+	}
+	bufs, err := restoreBuffers(stages, cs.Buffers)
+	if err != nil {
+		return nil, err
+	}
+	nests, err := restoreNested(stages, cs.Nested, stats)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(stages)
+	for i, st := range stages {
+		switch g := st.(type) {
+		case *groupByStage:
+			out[i] = restored[i]
+			if out[i] == nil {
+				out[i] = newGroupByStage(g.g, stats)
+			}
+		case *rollingStage:
+			out[i] = rolled[i]
+			if out[i] == nil {
+				out[i] = newRollingStage(g.r, stats)
+			}
+		case buffered:
+			out[i] = bufs[i]
+		case nested:
+			out[i] = nests[i]
+		}
+	}
+	return out, nil
+}
+
+// restoreGroupBys rebuilds the tumbling, hopping and snapshot GroupBy
+// stages states name, by index.
+func restoreGroupBys(stages []stage, states []stageState) (map[int]stage, error) {
+	restored := map[int]stage{}
+	for _, st := range states {
 		if st.Stage < 0 || st.Stage >= len(stages) {
 			return nil, fmt.Errorf("%w: stage %d out of range", ErrSnapshotMismatch, st.Stage)
 		}
@@ -181,8 +222,13 @@ func restoreChain(stages []stage, cs chainState, stats *Stats) ([]stage, error) 
 		}
 		restored[st.Stage] = ng
 	}
-	rolled := map[int]*rollingStage{}
-	for _, st := range cs.Rolling {
+	return restored, nil
+}
+
+// restoreRolling rebuilds the Aggregate stages states name, by index.
+func restoreRolling(stages []stage, states []rollingState) (map[int]stage, error) {
+	rolled := map[int]stage{}
+	for _, st := range states {
 		if st.Stage < 0 || st.Stage >= len(stages) {
 			return nil, fmt.Errorf("%w: stage %d out of range", ErrSnapshotMismatch, st.Stage)
 		}
@@ -196,38 +242,7 @@ func restoreChain(stages []stage, cs chainState, stats *Stats) ([]stage, error) 
 		}
 		rolled[st.Stage] = nr
 	}
-	bufs, err := restoreBuffers(stages, cs.Buffers)
-	if err != nil {
-		return nil, err
-	}
-	nests, err := restoreNested(stages, cs.Nested, stats)
-	if err != nil {
-		return nil, err
-	}
-	out := slices.Clone(stages)
-	for i, b := range bufs {
-		out[i] = b
-	}
-	for i, n := range nests {
-		out[i] = n
-	}
-	for i, st := range stages {
-		switch g := st.(type) {
-		case *groupByStage:
-			if ng, ok := restored[i]; ok {
-				out[i] = ng
-			} else {
-				out[i] = newGroupByStage(g.g, stats)
-			}
-		case *rollingStage:
-			if nr, ok := rolled[i]; ok {
-				out[i] = nr
-			} else {
-				out[i] = newRollingStage(g.r, stats)
-			}
-		}
-	}
-	return out, nil
+	return rolled, nil
 }
 
 func (s *groupByStage) restored(st stageState) (*groupByStage, error) {
