@@ -97,7 +97,9 @@ func TestASAOperatorsDefinitionIntoLakehouse(t *testing.T) {
 		want  string
 	}{
 		{"both", func(r map[string]any) string { return fmt.Sprint(r["id"]) }, "1 | 3 | 4 | 5"},
-		{"pair", func(r map[string]any) string { return fmt.Sprint(r["id"], "+", r["id_right"], " ", r["k"], r["k_right"]) }, "1+3 aa | 1+4 aa"},
+		{"pair", func(r map[string]any) string {
+			return fmt.Sprint(r["id"], "+", r["id_right"], " ", r["k"], r["k_right"])
+		}, "1+3 aa | 1+4 aa"},
 		{"each", func(r map[string]any) string { return fmt.Sprint(r["id"], r["tags"]) }, "1x | 1y | 3z | 5w"},
 		// Sliding 10 s: a enters at 0 and 4 (twice), 0 leaves at 10; b enters at 2 and 30.
 		{"slide", win, "a -10..0 n=1 s=1 | a -6..4 n=3 s=8 | a 0..10 n=2 s=7 | b -8..2 n=1 s=2 | b 20..30 n=1 s=5"},
