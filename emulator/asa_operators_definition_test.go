@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fabrictest/fabrictest/emulator"
 )
 
 // asaTopology is CustomEndpoint → DefaultStream → Union, Join, Expand and
@@ -111,5 +113,37 @@ func TestASAOperatorsDefinitionIntoLakehouse(t *testing.T) {
 		if got := rowsOf(c.table, c.f); got != c.want {
 			t.Errorf("%s:\n got  %s\nwant %s", c.table, got, c.want)
 		}
+	}
+}
+
+// TestSessionWindowSurvivesRestart: a restart in the middle of an open
+// session (the events it holds are in the destination's snapshot) neither
+// loses nor repeats one, as TestGroupByTumblingIntoLakehouseSurvivesRestart
+// shows for tumbling windows.
+func TestSessionWindowSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	e := startEnv(t, emulator.WithDataDir(dir), emulator.WithPartitions(1))
+	s := newStream(e)
+	e.must(200, e.call("POST", "/v1/workspaces/"+s.ws+"/eventstreams/"+s.id+"/operators", `[
+		{"type":"GroupBy","keys":["device"],"aggregates":[{"fn":"count","as":"n"},{"fn":"sum","field":"v","as":"s"}],
+		 "window":{"kind":"session","timeout":"5s","maxDuration":"1m","partitionBy":"device","on":"ts"}}]`))
+	l := bindLakehouse(t, s, "sessions")
+	ev := func(dev string, sec, v int) string {
+		return fmt.Sprintf(`{"value":{"device":%q,"ts":"2026-11-29T10:%02d:%02dZ","v":%d}}`, dev, sec/60, sec%60, v)
+	}
+	e.must(200, e.call("POST", s.produce, `{"events":[`+ev("a", 1, 1)+`,`+ev("a", 3, 2)+`]}`))
+	e.srv.Close()
+	e2 := startEnv(t, emulator.WithDataDir(dir), emulator.WithPartitions(1))
+	s.e = e2
+	e2.must(200, e2.call("POST", s.produce, `{"events":[`+ev("a", 5, 4)+`,`+ev("b", 30, 8)+`,`+ev("b", 120, 16)+`]}`))
+	var got []string
+	for _, r := range readTable(t, l.dir).Rows {
+		got = append(got, fmt.Sprint(r["device"], " ", r["window_start"].(time.Time).Format("15:04:05"), "-",
+			r["window_end"].(time.Time).Format("15:04:05"), " n=", r["n"], " s=", r["s"]))
+	}
+	sort.Strings(got)
+	want := []string{"a 10:00:01-10:00:10 n=3 s=7", "b 10:00:30-10:00:35 n=1 s=8"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("sessions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
