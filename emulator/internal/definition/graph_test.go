@@ -2,6 +2,7 @@ package definition
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -67,4 +68,20 @@ func TestOperatorGraphCycle(t *testing.T) {
 		{"name":"f","type":"Filter","properties":{"conditions":[{"column":"a","operatorType":"Equals","value":1}]},"inputNodes":[{"name":"u"}]}]`
 	_, err := compile(t, newResolver(), topo(srcCE, defSt, ops, `[{"name":"lake","type":"Lakehouse","properties":{"itemId":"`+lakeID+`","deltaTable":"t1"},"inputNodes":[{"name":"f"}]}]`))
 	refusal(t, err, BadInput, "eventstream.json destinations[0].inputNodes", "its inputs form a cycle")
+}
+
+// TestOperatorGraphExpansionBounded: Unions of Unions repeat the chains
+// before them; a graph that would expand past maxExpansion steps is
+// refused instead of built.
+func TestOperatorGraphExpansionBounded(t *testing.T) {
+	ops := []string{`{"name":"u0","type":"Union","properties":{},"inputNodes":[{"name":"main"},{"name":"main"}]}`}
+	for i := 1; i < 16; i++ {
+		ops = append(ops, fmt.Sprintf(`{"name":"u%d","type":"Union","properties":{},"inputNodes":[{"name":"u%d"},{"name":"u%d"}]}`, i, i-1, i-1))
+	}
+	dest := `[{"name":"lake","type":"Lakehouse","properties":{"itemId":"` + lakeID + `","deltaTable":"t1"},"inputNodes":[{"name":"u15"}]}]`
+	_, err := compile(t, newResolver(), topo(srcCE, defSt, "["+strings.Join(ops, ",")+"]", dest))
+	refusal(t, err, BadInput, "eventstream.json destinations[0].inputNodes", "expand to more than 10000 steps")
+	// Four levels (30 steps) are built.
+	dest = strings.Replace(dest, "u15", "u3", 1)
+	mustCompile(t, newResolver(), topo(srcCE, defSt, "["+strings.Join(ops, ",")+"]", dest))
 }
