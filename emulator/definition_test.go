@@ -206,7 +206,6 @@ func TestDefinitionRefusalsChangeNothing(t *testing.T) {
 		{"kinesis source", "sources", "AmazonKinesisSource", "AmazonKinesis"},
 		{"pub/sub source", "sources", "GooglePubSubSource", "GooglePubSub"},
 		{"cdc source", "sources", "AzureSQLDBCDCSource", "AzureSQLDBCDC"},
-		{"join", "operators", "JoinerName", "Join"},
 	}
 	for _, tc := range cases {
 		topo := templateTopology(t, ws, lh, "t")
@@ -228,7 +227,7 @@ func TestDefinitionRefusalsChangeNothing(t *testing.T) {
 	before := e.must(200, e.call("GET", path+"/topology", nil)).Raw
 	bad := templateTopology(t, ws, lh, "other")
 	bad["destinations"] = append(bad["destinations"].([]any), node("destinations", "EventhousePushModeDestination"))
-	bad["operators"] = append(bad["operators"].([]any), node("operators", "UnionName"))
+	bad["sources"] = append(bad["sources"].([]any), node("sources", "AzureSQLDBCDCSource"))
 	e.wantError(e.call("POST", "/v1/workspaces/"+ws+"/items/"+es+"/updateDefinition", map[string]any{"definition": definitionOf(bad, nil)}), 400, "EventstreamNodeNotSupported")
 	if after := e.must(200, e.call("GET", path+"/topology", nil)).Raw; string(after) != string(before) {
 		t.Fatalf("a refused update changed the topology:\n%s\n%s", before, after)

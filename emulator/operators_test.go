@@ -23,9 +23,10 @@ func TestOperatorsRoutes(t *testing.T) {
 		t.Fatalf("set answered %s", set.Raw)
 	}
 	for _, tc := range []struct{ body, code, names string }{
-		{`[{"type":"Join","with":"x"}]`, "EventstreamOperatorNotSupported", "Join"},
-		{`[{"type":"GroupBy","keys":["a"],"aggregates":[{"fn":"count"}],"window":{"kind":"sliding","duration":"1m"}}]`, "EventstreamOperatorNotSupported", "sliding"},
-		{`[{"type":"Union"}]`, "EventstreamOperatorNotSupported", "Union"},
+		{`[{"type":"Join","with":"x"}]`, "InvalidInput", "operators[0].with"},
+		{`[{"type":"GroupBy","keys":["a"],"aggregates":[{"fn":"count"}],"window":{"kind":"session","duration":"1m"}}]`, "InvalidInput", "operators[0].window.timeout"},
+		{`[{"type":"SQL","query":"SELECT 1"}]`, "EventstreamOperatorNotSupported", "SQL"},
+		{`[{"type":"Union"}]`, "InvalidInput", "operators[0].inputs"},
 		{`[{"type":"Filter","condition":{"field":"a","op":"bigger","value":1}}]`, "InvalidInput", "operators[0].condition.op"},
 		{`[{"type":"GroupBy","keys":["a"],"aggregates":[{"fn":"median","field":"x"}],"window":{"kind":"tumbling","duration":"1m"}}]`, "", "operators[0].aggregates[0].fn"},
 		{`[{"type":"Filter"`, "InvalidRequest", ""},

@@ -20,15 +20,10 @@ import (
 var cloudOnlySources = []string{"AmazonKinesis", "AzureCosmosDBCDC", "AzureSQLDBCDC", "AzureSQLMIDBCDC", "SQLServerOnVMDBCDC",
 	"MySQLCDC", "PostgreSQLCDC", "GooglePubSub", "FabricWorkspaceItemEvents", "FabricJobEvents", "FabricOneLakeEvents"}
 
-// stillRefusedOperators are the template's operator nodes this branch does
-// not run yet, with why: Union, Expand and Join are built on another
-// branch (issue 21 items 1 and 2); tighten this list to empty after the
-// merge.
-var stillRefusedOperators = map[string]string{
-	"JoinerName":    "Join",
-	"UnionName":     "Union",
-	"ExpansionName": "Expand",
-}
+// stillRefusedOperators are the template's operator nodes the emulator
+// does not run, by name with their type: none since Union, Expand and Join
+// were built.
+var stillRefusedOperators = map[string]string{}
 
 // wholeTemplate is Microsoft's template (fabric-event-streams-template
 // eventstream-definition.json) with every node but the cloud-only sources

@@ -29,9 +29,9 @@ import (
 //	)
 //	es.SetOperators(`[{"type": "Filter", "condition": {"field": "temp", "op": "gt", "value": 20}}]`)
 //
-// Refused chains answer 400 EventstreamOperatorNotSupported (sliding and
-// session windows, Join, Union, Expand) or InvalidInput naming the field at
-// fault; use TrySetOperators to assert them.
+// Refused chains answer 400 EventstreamOperatorNotSupported (the SQL
+// operator) or InvalidInput naming the field at fault; use
+// TrySetOperators to assert them.
 func (es Eventstream) SetOperators(ops ...any) []pipeline.Spec {
 	es.env.t.Helper()
 	out, err := es.TrySetOperators(ops...)

@@ -49,10 +49,10 @@ func TestOperatorsIntoLakehouse(t *testing.T) {
 	g.Expect(table).To(fabrictest.HaveColumns("site", "n", "max_temp", "window_start", "window_end", "_window_start"))
 
 	// JSON works too; a refused chain changes nothing.
-	_, err := es.TrySetOperators(`[{"type": "GroupBy", "keys": ["a"], "aggregates": [{"fn": "count"}], "window": {"kind": "sliding", "duration": "1m"}}]`)
+	_, err := es.TrySetOperators(`[{"type": "SQL", "query": "SELECT * INTO o FROM i"}]`)
 	g.Expect(err).To(fabrictest.HaveErrorCode("EventstreamOperatorNotSupported"))
 	_, err = es.TrySetOperators(map[string]any{"type": "Join"})
-	g.Expect(err).To(fabrictest.HaveErrorCode("EventstreamOperatorNotSupported"))
+	g.Expect(err).To(fabrictest.HaveErrorCode("InvalidInput"))
 	_, err = es.TrySetOperators([]any{map[string]any{"type": "Filter"}})
 	g.Expect(err).To(MatchError(ContainSubstring("pass operators one per argument")))
 	g.Expect(es.Operators()).To(Equal(chain))

@@ -33,6 +33,8 @@ func (p *Pipeline) Columns() []string {
 			for _, a := range o.Aggregates {
 				cols = appendNew(cols, a.Output())
 			}
+		case Union, Join:
+			cols = nil // the inputs' rows, each in its own order
 		case WindowStamp:
 			if cols != nil {
 				cols = appendNew(cols, FieldWindowStart, FieldWindowEnd, FieldSeedWindowStart)

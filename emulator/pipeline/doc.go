@@ -1,6 +1,7 @@
 // Package pipeline runs Eventstream operators — Filter, ManageFields,
-// GroupBy over tumbling or hopping windows, and Aggregate (rolling
-// aggregates per event) — over rows (see package rows).
+// GroupBy over tumbling, hopping, sliding, session or snapshot windows,
+// Aggregate (rolling aggregates per event), Expand, Union and Join — over
+// rows (see package rows).
 // It is pure: no HTTP, no Kafka. The /operators routes call Parse; each
 // destination's drain feeds the records it reads to a Pipeline and writes
 // what comes out.
@@ -33,9 +34,17 @@
 //	{"type": "Aggregate", "on": "ts", "allowedLateness": "5s",
 //	    "aggregates": [{"fn": "avg", "field": "temp", "partitionBy": ["device"],
 //	                    "duration": "5m", "as": "avg5m"}]}      (rolling: every row, plus avg5m)
+//	{"type": "GroupBy", "keys": ["k"], "aggregates": [{"fn": "count", "as": "n"}],
+//	    "window": {"kind": "sliding", "duration": "10s"}}
+//	{"type": "GroupBy", "keys": ["k"], "aggregates": [{"fn": "count", "as": "n"}],
+//	    "window": {"kind": "session", "timeout": "5m", "maxDuration": "1h", "partitionBy": "device"}}
+//	{"type": "GroupBy", "aggregates": [{"fn": "count", "as": "n"}], "window": {"kind": "snapshot"}}
+//	{"type": "Expand", "fields": ["tags"], "ignoreMissingOrEmpty": true}
+//	{"type": "Union", "inputs": [[{"type": "Filter", ...}], [{"type": "Filter", ...}]]}
+//	{"type": "Join", "joinType": "LeftOuter", "joinOn": [{"left": "id", "right": "id"}],
+//	    "duration": "1m", "inputs": [[...left chain...], [...right chain...]]}
 //
-// Sliding, session and snapshot windows, Join, Union, Expand and
-// SQL operators, percentile/deviation/variance functions and calendar
+// The SQL operator, percentile/deviation/variance functions and calendar
 // duration units are refused by name with a *NotSupportedError; anything
 // malformed is a *ValidationError. Both name the field at fault
 // ("operators[1].aggregates[0].fn") and both are answered with 400.
@@ -104,6 +113,49 @@
 // and _window_start (the seed's name), RFC 3339 UTC strings; the key fields;
 // one field per aggregate (see AggFunc for types and null rules).
 //
+// # Sliding, session and snapshot windows
+//
+// They follow Azure Stream Analytics' SlidingWindow, SessionWindow and
+// SnapshotWindow, on the same time axis, horizon and lateness as the
+// tumbling and hopping windows above; rows carry window_start and
+// window_end as they do.
+//
+// A sliding window of duration d emits, per group, at every instant T at
+// which an event of the group enters the window (T is the event's time) or
+// leaves it (T is its time + d): one row over the group's events in
+// (T − d, T], window_start T − d and window_end T, when there is any such
+// event (an instant at which the window becomes empty gives no row). Rows
+// of one instant come out together, ordered by key, once the horizon has
+// passed T; an event whose time is before the horizon is late.
+//
+// A session window is kept per value of its partitionBy field (one for the
+// whole stream without it). A session starts with an event and takes each
+// next event earlier than its last event + timeout and earlier than its
+// cut: Stream Analytics checks a session's length at every multiple of
+// maxDuration from the epoch, so the cut is the first such multiple at
+// least maxDuration after the session's start. The session ends at the
+// earlier of last event + timeout and the cut (window_end), and the next
+// event starts a new session (window_start is its time: Microsoft's
+// documents are silent on where a session cut at maxDuration resumes). A
+// session is emitted when the horizon reaches its end, one row per group
+// of its events. An event before the horizon is late unless its partition
+// value has an open session that started at or before it.
+//
+// A snapshot window groups the events with the same time: window_start and
+// window_end are that instant, and the window is emitted once the horizon
+// has passed it.
+//
+// # Expand, Union and Join
+//
+// Expand gives one row per element of an array field (see Expand). Union
+// and Join read two or more inputs, each a chain of operators applied to
+// the pipeline's input: an Eventstream's operators all read, through the
+// nodes before them, its one DefaultStream, so any graph of operators is a
+// pipeline whose Unions and Joins hold the chains before their inputs. See
+// Union for the order of its rows and Join for the temporal join's rules
+// (pairs within a duration, on equal fields; LeftOuter passes on unmatched
+// left rows once the horizon passes their time + duration).
+//
 // # Aggregate
 //
 // Fabric's Aggregate passes every row on at once with one field added per
@@ -116,7 +168,8 @@
 // # Restart protocol
 //
 // Snapshot encodes everything the pipeline holds (open windows, the rows an
-// Aggregate still counts), including Offsets(): for
+// Aggregate still counts, the events a sliding or session window and a
+// Join hold, the state of every Union's and Join's inputs), including Offsets(): for
 // each partition the offset after the last record fed. Process skips records
 // below those offsets (Stats.Replayed), so feeding from an earlier offset is
 // harmless. Windows can close on the wall clock, which a replay does not
@@ -153,6 +206,5 @@
 // Filter, ManageFields, GroupBy and RollingAggregate document how Fabric's
 // operator properties map onto them; Parse already accepts Fabric's names for
 // ops, functions, cast types and duration units, so an importer only
-// reshapes. Fabric's Join, Union, Expand and SQL operators and its Sliding,
-// Session and Snapshot windows have no counterpart and are refused.
+// reshapes. Fabric's SQL operator has no counterpart and is refused.
 package pipeline

@@ -32,9 +32,8 @@ func (e *ValidationError) Error() string {
 func (e *ValidationError) ErrorCode() string { return CodeInvalidInput }
 
 // NotSupportedError reports an operator, window kind, function or unit that
-// Fabric has but this emulator refuses by name: sliding, session and snapshot
-// windows, Join, Union, Expand, SQL, percentile and deviation
-// functions, calendar duration units. Field names the JSON path at fault,
+// Fabric has but this emulator refuses by name: SQL, percentile and
+// deviation functions, calendar duration units. Field names the JSON path at fault,
 // Name the refused thing and Reason says why.
 type NotSupportedError struct {
 	Field  string

@@ -37,7 +37,7 @@ func ExampleParse() {
 // Refusals and validation errors name the field at fault.
 func ExampleParse_errors() {
 	for _, doc := range []string{
-		`[{"type": "Join"}]`,
+		`[{"type": "SQL", "query": "SELECT * INTO out FROM in"}]`,
 		`[{"type": "GroupBy", "aggregates": [{"fn": "count"}], "window": {"kind": "session", "duration": "5m"}}]`,
 		`[{"type": "GroupBy", "aggregates": [{"fn": "median", "field": "v"}], "window": {"kind": "tumbling", "duration": "5m"}}]`,
 	} {
@@ -52,8 +52,8 @@ func ExampleParse_errors() {
 		}
 	}
 	// Output:
-	// EventstreamOperatorNotSupported operators[0].type - Join
-	// EventstreamOperatorNotSupported operators[0].window.kind - Session window
+	// EventstreamOperatorNotSupported operators[0].type - SQL
+	// InvalidInput operators[0].window.timeout - required: a duration such as "1m"
 	// InvalidInput operators[0].aggregates[0].fn - "median" is not one of count, sum, min, max, avg
 }
 

@@ -49,6 +49,8 @@ func newGroupByStage(g GroupBy, stats *Stats) *groupByStage {
 	return &groupByStage{g: g, clk: newClocks(g.Window.AllowedLateness), windows: map[int64]*window{}, stats: stats}
 }
 
+func (s *groupByStage) clock() *clocks { return &s.clk }
+
 func (s *groupByStage) process(ev Event, emit func(Event)) {
 	t, ok := s.g.Window.timeOf(ev)
 	if !ok {
@@ -78,7 +80,7 @@ func (s *groupByStage) process(ev Event, emit func(Event)) {
 			}
 		}
 	}
-	dur := int64(s.g.Window.Duration)
+	dur := s.g.Window.span()
 	late := false
 	s.g.Window.forEach(t, func(start int64) {
 		if s.clk.closed(start + dur) {
@@ -131,7 +133,7 @@ func (s *groupByStage) advance(now int64, emit func(Event)) {
 // close emits every window the horizon has passed, in order of end, start
 // and key, and forgets them.
 func (s *groupByStage) close(emit func(Event)) {
-	dur := int64(s.g.Window.Duration)
+	dur := s.g.Window.span()
 	var done []*window
 	for _, w := range s.windows {
 		if s.clk.closed(w.start + dur) {
@@ -147,12 +149,16 @@ func (s *groupByStage) close(emit func(Event)) {
 		}
 		sort.Strings(keys)
 		end := w.start + dur
+		outEnd := end
+		if s.g.Window.Kind == Snapshot {
+			outEnd = w.start // a snapshot window is one instant
+		}
 		for _, k := range keys {
 			s.stats.WindowsEmitted++
 			// The row's record time is the window's last instant, as in Flink,
 			// so that a later GroupBy on arrival time rolls windows up into
 			// the window that contains them.
-			emit(Event{Row: s.row(w.start, end, w.groups[k]), Timestamp: time.Unix(0, end-1).UTC(), Offset: -1})
+			emit(Event{Row: s.row(w.start, outEnd, w.groups[k]), Timestamp: time.Unix(0, end-1).UTC(), Offset: -1})
 		}
 	}
 }
@@ -177,7 +183,7 @@ func (s *groupByStage) nextEnd() (int64, bool) {
 	for start := range s.windows {
 		first = min(first, start)
 	}
-	return first + int64(s.g.Window.Duration), len(s.windows) > 0
+	return first + s.g.Window.span(), len(s.windows) > 0
 }
 
 func (a *aggState) add(agg Aggregate, in aggInput) {

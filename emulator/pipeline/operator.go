@@ -8,7 +8,7 @@ import (
 )
 
 // Operator is one stage of a pipeline: Filter, ManageFields, GroupBy,
-// RollingAggregate or WindowStamp. Operators are plain values; Parse builds them from JSON and
+// RollingAggregate, Expand, Union, Join or WindowStamp. Operators are plain values; Parse builds them from JSON and
 // New checks hand-built ones the same way.
 type Operator interface {
 	// Spec returns the operator in the canonical JSON shape Parse accepts.
@@ -135,11 +135,14 @@ func (a Aggregate) Output() string {
 // WindowKind names a window kind.
 type WindowKind string
 
-// The window kinds built. Sliding, session and snapshot windows are refused
-// with a *NotSupportedError.
+// The window kinds, with Azure Stream Analytics' semantics (see the package
+// documentation, "Sliding, session and snapshot windows").
 const (
 	Tumbling WindowKind = "tumbling"
 	Hopping  WindowKind = "hopping"
+	Sliding  WindowKind = "sliding"
+	Session  WindowKind = "session"
+	Snapshot WindowKind = "snapshot"
 )
 
 // Window describes the time windows of a GroupBy or WindowStamp.
@@ -160,6 +163,14 @@ type Window struct {
 	// AllowedLateness is how long a window stays open after the watermark
 	// (the largest time seen) passes its end.
 	AllowedLateness time.Duration
+	// Timeout, MaxDuration and PartitionBy are a session window's: a
+	// session closes Timeout after its last event or at the first multiple
+	// of MaxDuration (from the epoch) at least MaxDuration after its first,
+	// and sessions are kept apart per value of the field PartitionBy names
+	// (one session at a time for the whole stream when empty).
+	Timeout     time.Duration
+	MaxDuration time.Duration
+	PartitionBy string
 }
 
 // Step returns the distance between consecutive window starts.
@@ -350,23 +361,25 @@ func (s WindowStamp) validate(path string) error {
 		return err
 	}
 	if s.Window.Kind != Tumbling {
-		return notSupported(join(path, "kind"), "a stand-alone hopping Window",
-			"a row would belong to several windows; put the hopping window on a GroupBy")
+		return notSupported(join(path, "kind"), "a stand-alone "+string(s.Window.Kind)+" Window",
+			"a stand-alone Window stamps each row with its one tumbling window; put this window on a GroupBy")
 	}
 	return nil
 }
 
 func (w Window) validate(path string) error {
 	switch w.Kind {
+	case Sliding, Session, Snapshot:
+		return w.validateASA(path)
 	case Tumbling:
 		if w.Hop != 0 && w.Hop != w.Duration {
 			return invalid(join(path, "hop"), "hop is for hopping windows; a tumbling window hops by its duration")
 		}
 	case Hopping:
 	case "":
-		return invalid(join(path, "kind"), "required: tumbling or hopping")
+		return invalid(join(path, "kind"), "required: tumbling, hopping, sliding, session or snapshot")
 	default:
-		return invalid(join(path, "kind"), "%q is not tumbling or hopping", w.Kind)
+		return invalid(join(path, "kind"), "%q is not tumbling, hopping, sliding, session or snapshot", w.Kind)
 	}
 	if err := checkDuration(join(path, "duration"), w.Duration, true); err != nil {
 		return err
@@ -391,10 +404,10 @@ func (w Window) validate(path string) error {
 	if w.Offset >= w.Step() {
 		return invalid(join(path, "offset"), "offset %v must be shorter than the window step %v", w.Offset, w.Step())
 	}
-	if err := checkDuration(join(path, "allowedLateness"), w.AllowedLateness, false); err != nil {
-		return err
+	if w.Timeout != 0 || w.MaxDuration != 0 || w.PartitionBy != "" {
+		return invalid(join(path, "timeout"), "timeout, maxDuration and partitionBy are for session windows")
 	}
-	return nil
+	return checkDuration(join(path, "allowedLateness"), w.AllowedLateness, false)
 }
 
 func checkDuration(path string, d time.Duration, positive bool) error {
@@ -454,6 +467,15 @@ type Spec struct {
 	// them in Window).
 	On              string `json:"on,omitempty"`
 	AllowedLateness string `json:"allowedLateness,omitempty"`
+	// Inputs are a Union's or a Join's input chains (left, right).
+	Inputs [][]Spec `json:"inputs,omitempty"`
+	// JoinType, JoinOn and Duration are a Join's.
+	JoinType string       `json:"joinType,omitempty"`
+	JoinOn   []JoinOnSpec `json:"joinOn,omitempty"`
+	Duration string       `json:"duration,omitempty"`
+	// Fields and IgnoreMissingOrEmpty are an Expand's.
+	Fields               []string `json:"fields,omitempty"`
+	IgnoreMissingOrEmpty *bool    `json:"ignoreMissingOrEmpty,omitempty"`
 }
 
 // AggregateSpec is the canonical JSON shape of an Aggregate (of a GroupBy)
@@ -465,6 +487,12 @@ type AggregateSpec struct {
 	As          string   `json:"as"`
 	PartitionBy []string `json:"partitionBy,omitempty"`
 	Duration    string   `json:"duration,omitempty"`
+}
+
+// JoinOnSpec is the canonical JSON shape of a JoinOn.
+type JoinOnSpec struct {
+	Left  string `json:"left"`
+	Right string `json:"right"`
 }
 
 // ComputeSpec is the canonical JSON shape of a Compute: fn in lower case,
@@ -479,11 +507,14 @@ type ComputeSpec struct {
 // duration strings ("1m0s").
 type WindowSpec struct {
 	Kind            string `json:"kind"`
-	Duration        string `json:"duration"`
+	Duration        string `json:"duration,omitempty"`
 	Hop             string `json:"hop,omitempty"`
 	Offset          string `json:"offset,omitempty"`
 	On              string `json:"on,omitempty"`
 	AllowedLateness string `json:"allowedLateness,omitempty"`
+	Timeout         string `json:"timeout,omitempty"`
+	MaxDuration     string `json:"maxDuration,omitempty"`
+	PartitionBy     string `json:"partitionBy,omitempty"`
 }
 
 // Spec returns the canonical JSON shape.
@@ -522,7 +553,13 @@ func (s WindowStamp) Spec() Spec {
 }
 
 func (w Window) spec() *WindowSpec {
-	s := &WindowSpec{Kind: string(w.Kind), Duration: w.Duration.String(), On: w.On}
+	s := &WindowSpec{Kind: string(w.Kind), On: w.On, PartitionBy: w.PartitionBy}
+	if w.Kind != Session && w.Kind != Snapshot {
+		s.Duration = w.Duration.String()
+	}
+	if w.Kind == Session {
+		s.Timeout, s.MaxDuration = w.Timeout.String(), w.MaxDuration.String()
+	}
 	if w.Kind == Hopping {
 		s.Hop = w.Hop.String()
 	}

@@ -22,11 +22,18 @@ import (
 //	                 "as": NAME}...]}
 //	{"type": "GroupBy", "keys": [F...],
 //	    "aggregates": [{"fn": FN, "field": F, "as": NAME}...],
-//	    "window": {"kind": "tumbling"|"hopping", "duration": D, "hop": D,
-//	               "offset": D, "on": F, "allowedLateness": D}}
+//	    "window": {"kind": "tumbling"|"hopping"|"sliding"|"session"|"snapshot",
+//	               "duration": D, "hop": D, "offset": D, "on": F,
+//	               "allowedLateness": D, "timeout": D, "maxDuration": D,
+//	               "partitionBy": F}}
 //	{"type": "Aggregate", "on": F, "allowedLateness": D,
 //	    "aggregates": [{"fn": FN, "field": F, "as": NAME,
 //	                    "partitionBy": [F...], "duration": D}...]}
+//	{"type": "Expand", "fields": [F...] | "field": F, "ignoreMissingOrEmpty": B}
+//	{"type": "Union", "inputs": [[OPERATOR...], [OPERATOR...]...]}
+//	{"type": "Join", "joinType": "Inner"|"LeftOuter",
+//	    "joinOn": [{"left": F, "right": F}...], "duration": D,
+//	    "allowedLateness": D, "inputs": [[OPERATOR...], [OPERATOR...]]}
 //	{"type": "Window", "kind": ..., "duration": D, "on": F}   (the seed's)
 //
 // The window members may also sit flat on the GroupBy (the seed's "kind",
@@ -134,15 +141,7 @@ func fuseWindows(parsed []Operator, path func(int) string) ([]Operator, error) {
 // Refusal reasons, by operator type and window kind.
 var (
 	refusedTypes = map[string]string{
-		"join":   "it joins two input streams; an emulated eventstream has one stream (its Kafka topic) per source",
-		"union":  "it merges two or more input streams; an emulated eventstream has one stream (its Kafka topic) per source",
-		"expand": "it turns one event into one per array element; the emulator does not build it",
-		"sql":    "the emulator does not interpret Stream Analytics SQL",
-	}
-	refusedKinds = map[string]string{
-		"sliding":  "a sliding window emits whenever an event enters or leaves it, so its output depends on each event's exact timing; use a hopping window with a small hop",
-		"session":  "session windows merge per key on inactivity gaps, with state that grows without bound; the emulator does not build them",
-		"snapshot": "snapshot windows group events with identical timestamps; the emulator does not build them",
+		"sql": "the emulator does not interpret Stream Analytics SQL",
 	}
 )
 
@@ -164,7 +163,7 @@ func parseOperator(item any, path string) (Operator, error) {
 	if reason, refused := refusedTypes[lower]; refused {
 		return nil, notSupported(join(path, "type"), canonicalType(lower, typ), reason)
 	}
-	windowKeys := []string{"kind", "duration", "hop", "offset", "on", "allowedLateness"}
+	windowKeys := windowMembers
 	switch lower {
 	case "filter":
 		if err := o.only("condition"); err != nil {
@@ -194,6 +193,21 @@ func parseOperator(item any, path string) (Operator, error) {
 			return nil, err
 		}
 		return parseRolling(o, name)
+	case "union":
+		if err := o.only("inputs"); err != nil {
+			return nil, err
+		}
+		return parseUnion(o, name)
+	case "join":
+		if err := o.only("joinType", "joinOn", "duration", "allowedLateness", "inputs"); err != nil {
+			return nil, err
+		}
+		return parseJoin(o, name)
+	case "expand":
+		if err := o.only("fields", "field", "ignoreMissingOrEmpty"); err != nil {
+			return nil, err
+		}
+		return parseExpand(o, name)
 	case "window":
 		if err := o.only(append([]string{"window"}, windowKeys...)...); err != nil {
 			return nil, err
@@ -203,11 +217,11 @@ func parseOperator(item any, path string) (Operator, error) {
 			return nil, err
 		}
 		if w == (Window{}) {
-			return nil, invalid(join(path, "kind"), "required: tumbling or hopping")
+			return nil, invalid(join(path, "kind"), "required: tumbling")
 		}
 		return WindowStamp{Name: name, Window: w}, nil
 	}
-	return nil, invalid(join(path, "type"), "%q is not one of Filter, ManageFields, GroupBy, Aggregate, Window", typ)
+	return nil, invalid(join(path, "type"), "%q is not one of Filter, ManageFields, GroupBy, Aggregate, Expand, Union, Join, Window", typ)
 }
 
 func canonicalType(lower, given string) string {

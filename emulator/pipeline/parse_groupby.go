@@ -87,7 +87,7 @@ func parseGroupBy(o obj, name string) (Operator, error) {
 // operator; the zero Window means none was given.
 func parseWindowAny(o obj) (Window, error) {
 	flat := false
-	for _, k := range []string{"kind", "duration", "hop", "offset", "on", "allowedLateness"} {
+	for _, k := range windowMembers {
 		if _, ok := o.m[k]; ok {
 			flat = true
 		}
@@ -102,7 +102,7 @@ func parseWindowAny(o obj) (Window, error) {
 			return Window{}, invalid(join(o.path, "window"), "want an object {kind, duration, hop, offset, on, allowedLateness}")
 		}
 		wo := obj{m: wm, path: join(o.path, "window")}
-		if err := wo.only("kind", "duration", "hop", "hopSize", "offset", "on", "allowedLateness"); err != nil {
+		if err := wo.only(append(windowMembers, "hopSize")...); err != nil {
 			return Window{}, err
 		}
 		return parseWindow(wo)
@@ -112,21 +112,50 @@ func parseWindowAny(o obj) (Window, error) {
 	return Window{}, nil
 }
 
+// windowMembers are the members of a window object (or flat on a GroupBy).
+var windowMembers = []string{"kind", "duration", "hop", "offset", "on", "allowedLateness", "timeout", "maxDuration", "partitionBy"}
+
+// parseSession reads a session window's timeout, maxDuration and
+// partitionBy (a field name).
+func parseSession(o obj, w *Window) error {
+	var err error
+	if w.Timeout, err = o.duration("timeout", true); err != nil {
+		return err
+	}
+	if w.MaxDuration, err = o.duration("maxDuration", true); err != nil {
+		return err
+	}
+	w.PartitionBy, err = o.str("partitionBy", false)
+	return err
+}
+
 func parseWindow(o obj) (Window, error) {
 	kind, err := o.str("kind", true)
 	if err != nil {
 		return Window{}, err
 	}
 	lower := strings.ToLower(kind)
-	if reason, refused := refusedKinds[lower]; refused {
-		return Window{}, notSupported(join(o.path, "kind"), strings.ToUpper(lower[:1])+lower[1:]+" window", reason)
-	}
 	w := Window{Kind: WindowKind(lower)}
-	if w.Kind != Tumbling && w.Kind != Hopping {
-		return Window{}, invalid(join(o.path, "kind"), "%q is not tumbling or hopping", kind)
+	switch w.Kind {
+	case Tumbling, Hopping, Sliding:
+		if w.Duration, err = o.duration("duration", true); err != nil {
+			return Window{}, err
+		}
+	case Session:
+		if err := parseSession(o, &w); err != nil {
+			return Window{}, err
+		}
+	case Snapshot:
+		if w.Duration, err = o.duration("duration", false); err != nil {
+			return Window{}, err
+		}
+	default:
+		return Window{}, invalid(join(o.path, "kind"), "%q is not tumbling, hopping, sliding, session or snapshot", kind)
 	}
-	if w.Duration, err = o.duration("duration", true); err != nil {
-		return Window{}, err
+	for _, k := range []string{"timeout", "maxDuration", "partitionBy"} {
+		if _, given := o.m[k]; given && w.Kind != Session {
+			return Window{}, invalid(join(o.path, k), "%s is for session windows", k)
+		}
 	}
 	hopKey := "hop"
 	if _, ok := o.m["hopSize"]; ok {

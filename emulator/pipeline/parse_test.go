@@ -88,19 +88,14 @@ func TestParseRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		doc, field, name string
 	}{
-		{`[{"type":"Join","properties":{}}]`, "operators[0].type", "Join"},
-		{`[{"type":"Filter","condition":{"field":"a","op":"exists"}},{"type":"union"}]`, "operators[1].type", "Union"},
-		{`[{"type":"Expand","column":"x"}]`, "operators[0].type", "Expand"},
+		{`[{"type":"Filter","condition":{"field":"a","op":"exists"}},{"type":"sql","query":"x"}]`, "operators[1].type", "SQL"},
 		{`[{"type":"Aggregate","aggregates":[{"fn":"avg","field":"v","duration":"1m"},{"fn":"StandardDeviation","field":"v","duration":"1m"}]}]`, "operators[0].aggregates[1].fn", "StandardDeviation"},
 		{`[{"type":"SQL","query":"SELECT 1"}]`, "operators[0].type", "SQL"},
-		{`[{"type":"GroupBy","aggregates":[{"fn":"count"}],"window":{"kind":"sliding","duration":"1m"}}]`, "operators[0].window.kind", "Sliding window"},
-		{`[{"type":"GroupBy","aggregates":[{"fn":"count"}],"window":{"kind":"Session","duration":"1m"}}]`, "operators[0].window.kind", "Session window"},
-		{`[{"type":"GroupBy","aggregates":[{"fn":"count"}],"kind":"snapshot","duration":"1m"}]`, "operators[0].kind", "Snapshot window"},
-		{`[{"type":"Window","kind":"sliding","duration":"1m"}]`, "operators[0].kind", "Sliding window"},
+		{`[{"type":"Window","kind":"sliding","duration":"1m"}]`, "operators[0].kind", "a stand-alone sliding Window"},
 		{`[{"type":"Window","kind":"hopping","duration":"1m","hop":"30s"}]`, "operators[0].kind", "a stand-alone hopping Window"},
 		{`[{"type":"GroupBy","aggregates":[{"fn":"count"},{"fn":"PercentileContinuous","field":"v"}],"window":{"kind":"tumbling","duration":"1m"}}]`, "operators[0].aggregates[1].fn", "PercentileContinuous"},
 		{`[{"type":"GroupBy","aggregates":[{"fn":"count"}],"window":{"kind":"tumbling","duration":{"value":1,"unit":"Month"}}}]`, "operators[0].window.duration.unit", "Month"},
-		{`{"type":"join"}`, "type", "Join"},
+		{`{"type":"SQL"}`, "type", "SQL"},
 	} {
 		t.Run(tc.field+" "+tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.doc))
@@ -170,7 +165,13 @@ func TestParseValidationErrors(t *testing.T) {
 		{`[{"type":"GroupBy","keys":["a","a"],"aggregates":[{"fn":"count"}],` + win + `}]`, "operators[0].keys[1]", "listed twice"},
 		{`[{"type":"GroupBy","aggregates":[{"fn":"count","bogus":1}],` + win + `}]`, "operators[0].aggregates[0].bogus", "unknown member"},
 		{`[{"type":"GroupBy","aggregates":[{"fn":"count"}],"window":{"duration":"1m"}}]`, "operators[0].window.kind", "required"},
-		{`[{"type":"GroupBy","aggregates":[{"fn":"count"}],"window":{"kind":"weekly","duration":"1m"}}]`, "operators[0].window.kind", "not tumbling or hopping"},
+		{`[{"type":"GroupBy","aggregates":[{"fn":"count"}],"window":{"kind":"weekly","duration":"1m"}}]`, "operators[0].window.kind", "not tumbling, hopping, sliding, session or snapshot"},
+		{`[{"type":"GroupBy","aggregates":[{"fn":"count"}],"window":{"kind":"session","duration":"1m"}}]`, "operators[0].window.timeout", "required"},
+		{`[{"type":"GroupBy","aggregates":[{"fn":"count"}],"window":{"kind":"session","timeout":"2m","maxDuration":"1m"}}]`, "operators[0].window.timeout", "longer than maxDuration"},
+		{`[{"type":"GroupBy","aggregates":[{"fn":"count"}],"window":{"kind":"snapshot","duration":"1m"}}]`, "operators[0].window.duration", "no duration"},
+		{`[{"type":"GroupBy","aggregates":[{"fn":"count"}],"window":{"kind":"sliding"}}]`, "operators[0].window.duration", "required"},
+		{`[{"type":"GroupBy","aggregates":[{"fn":"count"}],"window":{"kind":"sliding","duration":"1m","hop":"10s"}}]`, "operators[0].window.hop", "tumbling and hopping"},
+		{`[{"type":"GroupBy","aggregates":[{"fn":"count"}],"window":{"kind":"tumbling","duration":"1m","timeout":"10s"}}]`, "operators[0].window.timeout", "for session windows"},
 		{`[{"type":"GroupBy","aggregates":[{"fn":"count"}],"window":{"kind":"tumbling"}}]`, "operators[0].window.duration", "required"},
 		{`[{"type":"GroupBy","aggregates":[{"fn":"count"}],"window":{"kind":"tumbling","duration":"soon"}}]`, "operators[0].window.duration", "not a duration"},
 		{`[{"type":"GroupBy","aggregates":[{"fn":"count"}],"window":{"kind":"tumbling","duration":60}}]`, "operators[0].window.duration", "duration string"},

@@ -34,7 +34,7 @@ type Event struct {
 type Stats struct {
 	Events           int64 `json:"events"`           // records processed (replays excluded)
 	Replayed         int64 `json:"replayed"`         // records skipped: offset already fed
-	Filtered         int64 `json:"filtered"`         // rows a Filter dropped
+	Filtered         int64 `json:"filtered"`         // rows a Filter dropped, or an Expand dropped for a missing or empty array
 	CastFailures     int64 `json:"castFailures"`     // values a cast could not convert, set to null
 	FunctionFailures int64 `json:"functionFailures"` // computed fields set to null: an argument of the wrong type or out of the function's domain
 	NonNumeric       int64 `json:"nonNumeric"`       // non-numeric values sum/min/max/avg skipped
@@ -65,41 +65,85 @@ type stage interface {
 	advance(now int64, emit func(Event))
 }
 
+// windowed is a GroupBy stage: its clocks and the end of its earliest open
+// window.
+type windowed interface {
+	stage
+	clock() *clocks
+	nextEnd() (int64, bool)
+}
+
+// newWindowStage builds the stage of g's window kind.
+func newWindowStage(g GroupBy, stats *Stats) windowed {
+	switch g.Window.Kind {
+	case Sliding:
+		return newSlidingStage(g, stats)
+	case Session:
+		return newSessionStage(g, stats)
+	}
+	return newGroupByStage(g, stats)
+}
+
 // New builds a pipeline from operators (usually Parse's result), checking
 // them as Parse does; errors are *ValidationError or *NotSupportedError
 // naming "operators[i]…". No operators is a pipeline that passes rows
 // through.
 func New(ops []Operator) (*Pipeline, error) {
 	p := &Pipeline{ops: append([]Operator(nil), ops...), offsets: map[int32]int64{}}
-	for i, op := range ops {
-		path := index("operators", i)
-		if op == nil {
-			return nil, invalid(path, "nil operator")
-		}
-		if err := op.validate(path); err != nil {
-			return nil, err
-		}
-		switch o := op.(type) {
-		case Filter:
-			p.stages = append(p.stages, &filterStage{c: compile(o.Condition), stats: &p.stats})
-		case ManageFields:
-			p.stages = append(p.stages, newFieldsStage(o, &p.stats))
-		case GroupBy:
-			p.stages = append(p.stages, newGroupByStage(o, &p.stats))
-		case RollingAggregate:
-			p.stages = append(p.stages, newRollingStage(o, &p.stats))
-		case WindowStamp:
-			p.stages = append(p.stages, &stampStage{w: o.Window, stats: &p.stats})
-		default:
-			return nil, invalid(path, "unknown operator %T", op)
-		}
+	stages, err := buildStages(ops, "operators", &p.stats)
+	if err != nil {
+		return nil, err
 	}
+	p.stages = stages
 	fp, err := fingerprint(ops)
 	if err != nil {
 		return nil, err
 	}
 	p.fingerprint = fp
 	return p, nil
+}
+
+// buildStages checks ops (named path[i] in errors) and builds their stages.
+func buildStages(ops []Operator, path string, stats *Stats) ([]stage, error) {
+	var stages []stage
+	for i, op := range ops {
+		at := index(path, i)
+		if op == nil {
+			return nil, invalid(at, "nil operator")
+		}
+		if err := op.validate(at); err != nil {
+			return nil, err
+		}
+		st, err := newStage(op, at, stats)
+		if err != nil {
+			return nil, err
+		}
+		stages = append(stages, st)
+	}
+	return stages, nil
+}
+
+// newStage builds the stage of one checked operator.
+func newStage(op Operator, path string, stats *Stats) (stage, error) {
+	switch o := op.(type) {
+	case Filter:
+		return &filterStage{c: compile(o.Condition), stats: stats}, nil
+	case ManageFields:
+		return newFieldsStage(o, stats), nil
+	case GroupBy:
+		return newWindowStage(o, stats), nil
+	case RollingAggregate:
+		return newRollingStage(o, stats), nil
+	case WindowStamp:
+		return &stampStage{w: o.Window, stats: stats}, nil
+	case Expand:
+		return &expandStage{e: o, stats: stats}, nil
+	case Union:
+		return newUnionStage(o, path, stats)
+	case Join:
+		return newJoinStage(o, path, stats)
+	}
+	return nil, invalid(path, "unknown operator %T", op)
 }
 
 // Process feeds events in order and returns the rows that come out: rows
@@ -164,19 +208,19 @@ func (p *Pipeline) Deadline() (time.Time, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	best, found := int64(math.MaxInt64), false
-	for _, st := range p.stages {
-		g, ok := st.(*groupByStage)
+	walkStages(p.stages, func(st stage) {
+		g, ok := st.(windowed)
 		if !ok {
-			continue
+			return
 		}
 		end, ok := g.nextEnd()
 		if !ok {
-			continue
+			return
 		}
-		if at, ok := g.clk.deadline(end); ok {
+		if at, ok := g.clock().deadline(end); ok {
 			best, found = min(best, at), true
 		}
-	}
+	})
 	if !found {
 		return time.Time{}, false
 	}
@@ -193,12 +237,36 @@ func (p *Pipeline) Deadline() (time.Time, bool) {
 func (p *Pipeline) ExpectPartitions(partitions ...int32) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, st := range p.stages {
-		if g, ok := st.(*groupByStage); ok {
-			for _, part := range partitions {
-				g.clk.expect(part)
+	expectIn(p.stages, partitions)
+}
+
+// expectIn declares partitions to the first windowed stage of stages and
+// of every input chain before it: later ones are fed by those, not by
+// Kafka.
+func expectIn(stages []stage, partitions []int32) {
+	for _, st := range stages {
+		if n, ok := st.(nested); ok {
+			for _, in := range n.inputs() {
+				expectIn(in, partitions)
 			}
-			return // later GroupBy stages are fed by this one, not by Kafka
+		}
+		if g, ok := st.(windowed); ok {
+			for _, part := range partitions {
+				g.clock().expect(part)
+			}
+			return
+		}
+	}
+}
+
+// walkStages calls fn with every stage of stages, and of their inputs.
+func walkStages(stages []stage, fn func(stage)) {
+	for _, st := range stages {
+		fn(st)
+		if n, ok := st.(nested); ok {
+			for _, in := range n.inputs() {
+				walkStages(in, fn)
+			}
 		}
 	}
 }
@@ -228,16 +296,17 @@ func (p *Pipeline) Operators() []Operator {
 }
 
 // Stateful reports whether the pipeline holds state across calls (has a
-// GroupBy or an Aggregate), so its caller must call Advance and keep
+// GroupBy, an Aggregate or a Join, in its inputs too), so its caller must call Advance and keep
 // snapshots.
 func (p *Pipeline) Stateful() bool {
-	for _, st := range p.stages {
+	stateful := false
+	walkStages(p.stages, func(st stage) {
 		switch st.(type) {
-		case *groupByStage, *rollingStage:
-			return true
+		case windowed, *rollingStage:
+			stateful = true
 		}
-	}
-	return false
+	})
+	return stateful
 }
 
 // Format renders operators in the canonical JSON shape: an array of Spec.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -17,12 +18,20 @@ const snapshotVersion = 1
 var ErrSnapshotMismatch = errors.New("pipeline: snapshot does not match these operators")
 
 type snapshot struct {
-	Version   int            `json:"version"`
-	Operators string         `json:"operators"` // fingerprint of the operators
-	Offsets   []offsetState  `json:"offsets"`
-	Stats     Stats          `json:"stats"`
-	Stages    []stageState   `json:"stages,omitempty"`
-	Rolling   []rollingState `json:"rolling,omitempty"` // Aggregate stages
+	Version   int           `json:"version"`
+	Operators string        `json:"operators"` // fingerprint of the operators
+	Offsets   []offsetState `json:"offsets"`
+	Stats     Stats         `json:"stats"`
+	chainState
+}
+
+// chainState is the state of a list of stages, each entry naming its stage
+// by index.
+type chainState struct {
+	Stages  []stageState   `json:"stages,omitempty"`
+	Rolling []rollingState `json:"rolling,omitempty"` // Aggregate stages
+	Buffers []bufferState  `json:"buffers,omitempty"` // sliding and session windows
+	Nested  []nestedState  `json:"nested,omitempty"`  // Union and Join
 }
 
 type offsetState struct {
@@ -71,15 +80,26 @@ func (p *Pipeline) Snapshot() ([]byte, error) {
 		snap.Offsets = append(snap.Offsets, offsetState{Partition: part, Next: next})
 	}
 	sort.Slice(snap.Offsets, func(i, j int) bool { return snap.Offsets[i].Partition < snap.Offsets[j].Partition })
-	for i, st := range p.stages {
+	snap.chainState = saveChain(p.stages)
+	return json.Marshal(snap)
+}
+
+// saveChain encodes the state of stages.
+func saveChain(stages []stage) chainState {
+	var cs chainState
+	for i, st := range stages {
 		switch g := st.(type) {
 		case *groupByStage:
-			snap.Stages = append(snap.Stages, g.state(i))
+			cs.Stages = append(cs.Stages, g.state(i))
 		case *rollingStage:
-			snap.Rolling = append(snap.Rolling, g.state(i))
+			cs.Rolling = append(cs.Rolling, g.state(i))
+		case buffered:
+			cs.Buffers = append(cs.Buffers, bufferSnapshot(i, g))
+		case nested:
+			cs.Nested = append(cs.Nested, g.save(i))
 		}
 	}
-	return json.Marshal(snap)
+	return cs
 }
 
 func (s *groupByStage) state(i int) stageState {
@@ -133,55 +153,96 @@ func (p *Pipeline) Restore(data []byte) error {
 	for _, o := range snap.Offsets {
 		offsets[o.Partition] = o.Next
 	}
-	restored := map[int]*groupByStage{}
-	for _, st := range snap.Stages {
-		if st.Stage < 0 || st.Stage >= len(p.stages) {
-			return fmt.Errorf("%w: stage %d out of range", ErrSnapshotMismatch, st.Stage)
-		}
-		g, ok := p.stages[st.Stage].(*groupByStage)
-		if !ok {
-			return fmt.Errorf("%w: stage %d is not a GroupBy", ErrSnapshotMismatch, st.Stage)
-		}
-		ng, err := g.restored(st)
-		if err != nil {
-			return fmt.Errorf("%w: stage %d: %v", ErrSnapshotMismatch, st.Stage, err)
-		}
-		restored[st.Stage] = ng
+	stages, err := restoreChain(p.stages, snap.chainState, &p.stats)
+	if err != nil {
+		return err
 	}
-	rolled := map[int]*rollingStage{}
-	for _, st := range snap.Rolling {
-		if st.Stage < 0 || st.Stage >= len(p.stages) {
-			return fmt.Errorf("%w: stage %d out of range", ErrSnapshotMismatch, st.Stage)
-		}
-		r, ok := p.stages[st.Stage].(*rollingStage)
-		if !ok {
-			return fmt.Errorf("%w: stage %d is not an Aggregate", ErrSnapshotMismatch, st.Stage)
-		}
-		nr, err := r.restored(st)
-		if err != nil {
-			return fmt.Errorf("%w: stage %d: %v", ErrSnapshotMismatch, st.Stage, err)
-		}
-		rolled[st.Stage] = nr
-	}
-	for i, st := range p.stages {
-		switch g := st.(type) {
-		case *groupByStage:
-			if ng, ok := restored[i]; ok {
-				p.stages[i] = ng
-			} else {
-				p.stages[i] = newGroupByStage(g.g, &p.stats)
-			}
-		case *rollingStage:
-			if nr, ok := rolled[i]; ok {
-				p.stages[i] = nr
-			} else {
-				p.stages[i] = newRollingStage(g.r, &p.stats)
-			}
-		}
-	}
+	p.stages = stages
 	p.offsets = offsets
 	p.stats = snap.Stats
 	return nil
+}
+
+// restoreChain returns stages rebuilt from cs: stages cs has no state for
+// start afresh. stages is not changed.
+func restoreChain(stages []stage, cs chainState, stats *Stats) ([]stage, error) {
+	restored, err := restoreGroupBys(stages, cs.Stages)
+	if err != nil {
+		return nil, err
+	}
+	rolled, err := restoreRolling(stages, cs.Rolling)
+	if err != nil {
+		return nil, err
+	}
+	bufs, err := restoreBuffers(stages, cs.Buffers)
+	if err != nil {
+		return nil, err
+	}
+	nests, err := restoreNested(stages, cs.Nested, stats)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(stages)
+	for i, st := range stages {
+		switch g := st.(type) {
+		case *groupByStage:
+			out[i] = restored[i]
+			if out[i] == nil {
+				out[i] = newGroupByStage(g.g, stats)
+			}
+		case *rollingStage:
+			out[i] = rolled[i]
+			if out[i] == nil {
+				out[i] = newRollingStage(g.r, stats)
+			}
+		case buffered:
+			out[i] = bufs[i]
+		case nested:
+			out[i] = nests[i]
+		}
+	}
+	return out, nil
+}
+
+// restoreGroupBys rebuilds the tumbling, hopping and snapshot GroupBy
+// stages states name, by index.
+func restoreGroupBys(stages []stage, states []stageState) (map[int]stage, error) {
+	restored := map[int]stage{}
+	for _, st := range states {
+		if st.Stage < 0 || st.Stage >= len(stages) {
+			return nil, fmt.Errorf("%w: stage %d out of range", ErrSnapshotMismatch, st.Stage)
+		}
+		g, ok := stages[st.Stage].(*groupByStage)
+		if !ok {
+			return nil, fmt.Errorf("%w: stage %d is not a GroupBy", ErrSnapshotMismatch, st.Stage)
+		}
+		ng, err := g.restored(st)
+		if err != nil {
+			return nil, fmt.Errorf("%w: stage %d: %v", ErrSnapshotMismatch, st.Stage, err)
+		}
+		restored[st.Stage] = ng
+	}
+	return restored, nil
+}
+
+// restoreRolling rebuilds the Aggregate stages states name, by index.
+func restoreRolling(stages []stage, states []rollingState) (map[int]stage, error) {
+	rolled := map[int]stage{}
+	for _, st := range states {
+		if st.Stage < 0 || st.Stage >= len(stages) {
+			return nil, fmt.Errorf("%w: stage %d out of range", ErrSnapshotMismatch, st.Stage)
+		}
+		r, ok := stages[st.Stage].(*rollingStage)
+		if !ok {
+			return nil, fmt.Errorf("%w: stage %d is not an Aggregate", ErrSnapshotMismatch, st.Stage)
+		}
+		nr, err := r.restored(st)
+		if err != nil {
+			return nil, fmt.Errorf("%w: stage %d: %v", ErrSnapshotMismatch, st.Stage, err)
+		}
+		rolled[st.Stage] = nr
+	}
+	return rolled, nil
 }
 
 func (s *groupByStage) restored(st stageState) (*groupByStage, error) {

@@ -21,13 +21,28 @@ func (w Window) timeOf(ev Event) (int64, bool) {
 	return eventTime(v)
 }
 
-// forEach calls fn with the start of every window covering t, latest first.
+// forEach calls fn with the start of every window covering t, latest first
+// (a snapshot window's start is t itself).
 func (w Window) forEach(t int64, fn func(start int64)) {
+	if w.Kind == Snapshot {
+		fn(t)
+		return
+	}
 	step, dur, off := int64(w.Step()), int64(w.Duration), int64(w.Offset)
 	last := floorDiv(t-off, step)*step + off
 	for s := last; s > t-dur; s -= step {
 		fn(s)
 	}
+}
+
+// span is how long after its start an aligned window closes: its
+// duration, or one nanosecond for a snapshot window (which closes once
+// time has passed its instant).
+func (w Window) span() int64 {
+	if w.Kind == Snapshot {
+		return 1
+	}
+	return int64(w.Duration)
 }
 
 func floorDiv(a, b int64) int64 {

@@ -16,7 +16,7 @@ func (c compiler) destinations(ctx context.Context, p *Plan, r Resolver) error {
 		if len(n.Inputs) != 1 {
 			return BadNode(n, "inputNodes", "a destination reads exactly one stream or operator")
 		}
-		chain, err := chainOf(c.t, c.def0, n)
+		chain, err := chainOf(c.t, c.def0, n, c.specs)
 		if err != nil {
 			return err
 		}
@@ -31,7 +31,7 @@ func (c compiler) destinations(ctx context.Context, p *Plan, r Resolver) error {
 		if err != nil {
 			return err
 		}
-		formatted, err := formatChain(n, chain, c.specs)
+		formatted, err := formatChain(n, chain)
 		if err != nil {
 			return err
 		}

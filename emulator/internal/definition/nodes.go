@@ -94,13 +94,13 @@ func planOperators(t *Topology, def0 *Node) (map[string][]map[string]any, error)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := parseChain(spec); err != nil {
-			return nil, opError(n, err)
+		if err := checkInputCount(n); err != nil {
+			return nil, err
+		}
+		if err := checkAlone(n, spec); err != nil {
+			return nil, err
 		}
 		specs[n.Name] = spec
-		if len(n.Inputs) != 1 {
-			return nil, BadNode(n, "inputNodes", "an operator reads exactly one stream or operator")
-		}
 	}
 	for _, n := range append(slices.Clone(t.Operators), t.Streams...) {
 		for _, in := range n.Inputs {

@@ -77,6 +77,16 @@ func TestOperatorTypes(t *testing.T) {
 			`{"aggregates":[{"as":"total","duration":{"unit":"Second","value":5},"field":"v","fn":"Sum","partitionBy":["k"]}],"name":"op","type":"Aggregate"}`},
 		{"groupBy", `{"aggregations":[{"aggregateFunction":"Count","alias":"n"}],"groupBy":[{"columnName":"k"}],"window":{"type":"Hopping","properties":{"duration":{"value":10,"unit":"Second"},"hopSize":{"value":5,"unit":"Second"}}}}`,
 			`{"aggregates":[{"as":"n","fn":"Count"}],"keys":["k"],"name":"op","type":"GroupBy","window":{"duration":{"unit":"Second","value":10},"hop":{"unit":"Second","value":5},"kind":"Hopping"}}`},
+		{"groupBy", `{"aggregations":[{"aggregateFunction":"Count","alias":"n"}],"window":{"type":"Sliding","properties":{"duration":{"value":10,"unit":"Second"}}}}`,
+			`{"aggregates":[{"as":"n","fn":"Count"}],"name":"op","type":"GroupBy","window":{"duration":{"unit":"Second","value":10},"kind":"Sliding"}}`},
+		{"groupBy", `{"aggregations":[{"aggregateFunction":"Sum","column":"v","alias":"s"}],"groupBy":["k"],"window":{"type":"Session","properties":{"timeout":{"value":5,"unit":"Minute"},"maxDuration":{"value":1,"unit":"Hour"},"partitionBy":{"expressionType":"ColumnReference","columnName":"device"}}}}`,
+			`{"aggregates":[{"as":"s","field":"v","fn":"Sum"}],"keys":["k"],"name":"op","type":"GroupBy","window":{"kind":"Session","maxDuration":{"unit":"Hour","value":1},"partitionBy":"device","timeout":{"unit":"Minute","value":5}}}`},
+		{"groupBy", `{"aggregations":[{"aggregateFunction":"Count","alias":"n"}],"window":{"type":"Snapshot","properties":{}}}`,
+			`{"aggregates":[{"as":"n","fn":"Count"}],"name":"op","type":"GroupBy","window":{"kind":"Snapshot"}}`},
+		{"Expand", `{"column":[{"expressionType":"ColumnReference","columnName":"a","columnPathSegments":[{"field":"items"}]}],"ignoreMissingOrEmpty":false}`,
+			`{"fields":["a.items"],"ignoreMissingOrEmpty":false,"name":"op","type":"Expand"}`},
+		{"expand", `{"column":{"columnName":"tags"}}`,
+			`{"fields":["tags"],"name":"op","type":"Expand"}`},
 	}
 	for _, c := range cases {
 		t.Run(c.typ, func(t *testing.T) {

@@ -19,23 +19,15 @@ var operatorMappings = map[string]operatorMapping{
 	"managefields": {"ManageFields", manageFieldsSpec},
 	"aggregate":    {"Aggregate", aggregateSpec},
 	"groupby":      {"GroupBy", groupBySpec},
-}
-
-// operatorRefusals gives the reason each operator type the emulator knows
-// but cannot run is refused.
-var operatorRefusals = map[string]string{
-	"join":   "joins of two streams are not built",
-	"union":  "unions of streams are not built",
-	"expand": "array expansion is not built",
+	"expand":       {"Expand", expandSpec},
+	"union":        {"Union", unionSpec},
+	"join":         {"Join", joinSpec},
 }
 
 // operatorSpec maps operator node n onto a pipeline spec and canonicalises
 // its type.
 func operatorSpec(n *Node) (map[string]any, error) {
 	typ := strings.ToLower(n.Type)
-	if reason, ok := operatorRefusals[typ]; ok {
-		return nil, refuse(n, reason)
-	}
 	m, ok := operatorMappings[typ]
 	if !ok {
 		return nil, BadNode(n, "type", "%q is not one of Filter, ManageFields, Aggregate, GroupBy, Join, Union, Expand, SQL", n.Type)
@@ -145,17 +137,34 @@ func groupBySpec(n *Node) (map[string]any, error) {
 	if len(keys) > 0 {
 		spec["keys"] = keys
 	}
+	win, err := groupByWindow(n)
+	if err != nil {
+		return nil, err
+	}
+	spec["window"] = win
+	return spec, nil
+}
+
+// groupByWindow maps GroupBy's window {type, properties: {duration,
+// hopSize?, offset?, timeout?, maxDuration?, partitionBy?}}.
+func groupByWindow(n *Node) (map[string]any, error) {
 	w, _ := n.Props["window"].(map[string]any)
 	if w == nil {
-		return nil, BadNode(n, "properties.window", "required: {type: Tumbling|Hopping, properties: {duration, hopSize?, offset?}}")
+		return nil, BadNode(n, "properties.window", "required: {type: Tumbling|Hopping|Sliding|Session|Snapshot, properties: {duration, hopSize?, offset?, timeout?, maxDuration?, partitionBy?}}")
 	}
 	wp, _ := w["properties"].(map[string]any)
 	win := map[string]any{"kind": str(w, "type")}
-	for from, to := range map[string]string{"duration": "duration", "hopSize": "hop", "offset": "offset"} {
+	for from, to := range map[string]string{"duration": "duration", "hopSize": "hop", "offset": "offset", "timeout": "timeout", "maxDuration": "maxDuration"} {
 		if v, ok := wp[from]; ok && v != nil {
 			win[to] = v
 		}
 	}
-	spec["window"] = win
-	return spec, nil
+	if v, ok := wp["partitionBy"]; ok && v != nil {
+		col, err := columnName(n, "properties.window.properties.partitionBy", v)
+		if err != nil {
+			return nil, err
+		}
+		win["partitionBy"] = col
+	}
+	return win, nil
 }

@@ -129,11 +129,11 @@ func (c compiler) derived(p *Plan) error {
 
 // chain compiles the operators between the DefaultStream and n.
 func (c compiler) chain(n *Node) (json.RawMessage, error) {
-	nodes, err := chainOf(c.t, c.def0, n)
+	specs, err := chainOf(c.t, c.def0, n, c.specs)
 	if err != nil {
 		return nil, err
 	}
-	return formatChain(n, nodes, c.specs)
+	return formatChain(n, specs)
 }
 
 // readPlatform reads .platform's metadata into p.

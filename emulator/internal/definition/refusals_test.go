@@ -20,6 +20,12 @@ func fc(alias, args string) string {
 	return `{"type":"FunctionCall","alias":"` + alias + `","properties":{"functionName":"Upper","arguments":` + args + `}}`
 }
 
+// joinTopo is a topology with one Join of props reading the DefaultStream
+// twice.
+func joinTopo(props string) string {
+	return topo(srcCE, defSt, `[{"name":"f","type":"Join","properties":`+props+`,"inputNodes":[{"name":"main"},{"name":"main"}]}]`, `[]`)
+}
+
 func filterOf(cond string) string { return opTopo("Filter", `{"conditions":[`+cond+`]}`) }
 
 const (
@@ -61,9 +67,14 @@ func TestRefusals(t *testing.T) {
 		{"unknown stream type", topo(srcCE, `[{"name":"main","type":"Weird"}]`, `[]`, `[]`), BadInput, es + "streams[0].type", `"Weird" is not DefaultStream or DerivedStream`},
 		{"node named as the added stream", topo(`[{"name":"es-stream","type":"CustomEndpoint"}]`, `[]`, `[]`, `[]`), BadInput, es + "sources[0].name", "the definition has no DefaultStream, and this node has the name the emulator gives it"},
 		// Operators.
-		{"Join", opTopo("Join", `{}`), NotSupported, "operators[0].type", "joins of two streams are not built"},
-		{"Union", opTopo("union", `{}`), NotSupported, "operators[0].type", "unions of streams are not built"},
-		{"Expand", opTopo("Expand", `{}`), NotSupported, "operators[0].type", "array expansion is not built"},
+		{"Join with one input", opTopo("Join", `{"joinType":"Inner","duration":{"value":1,"unit":"Minute"}}`), BadInput, es + "operators[0].inputNodes", "a Join reads two streams or operators: the left one, then the right one"},
+		{"Join without joinType", joinTopo(`{"duration":{"value":1,"unit":"Minute"}}`), BadInput, es + "operators[0].properties.joinType", "required: Inner or LeftOuter"},
+		{"Join without duration", joinTopo(`{"joinType":"Inner"}`), BadInput, es + "operators[0].properties.duration", "required: {value, unit}"},
+		{"Join of another kind", joinTopo(`{"joinType":"FullOuter","duration":{"value":1,"unit":"Minute"}}`), BadInput, es + "operators[0]", "is not Inner or LeftOuter"},
+		{"Join column not a reference", joinTopo(`{"joinType":"Inner","duration":{"value":1,"unit":"Minute"},"joinOn":[{"left":5,"right":"a"}]}`), BadInput, es + "operators[0].properties.joinOn[0].left", "want a column reference {columnName}"},
+		{"Union with one input", opTopo("union", `{}`), BadInput, es + "operators[0].inputNodes", "a Union reads two or more streams or operators"},
+		{"Expand without a column", opTopo("Expand", `{}`), BadInput, es + "operators[0].properties.column", "want a column reference or a non-empty array of them"},
+		{"Expand ignoreMissingOrEmpty not a boolean", opTopo("Expand", `{"column":"a","ignoreMissingOrEmpty":"yes"}`), BadInput, es + "operators[0].properties.ignoreMissingOrEmpty", "want true or false"},
 		{"unknown operator", opTopo("Pivot", `{}`), BadInput, es + "operators[0].type", `"Pivot" is not one of Filter, ManageFields, Aggregate, GroupBy, Join, Union, Expand, SQL`},
 		{"operator without input", topo(srcCE, defSt, `[{"name":"f","type":"Filter","properties":{"conditions":[{"column":"a","operatorType":"Equals"}]}}]`, `[]`), BadInput, es + "operators[0].inputNodes", "an operator reads exactly one stream or operator"},
 		{"operator reads a source", topo(srcCE, defSt, `[{"name":"f","type":"Filter","properties":{"conditions":[{"column":"a","operatorType":"Equals"}]},"inputNodes":[{"name":"src"}]}]`, `[]`), BadInput, es + "operators[0].inputNodes", `"src" is a source; sources feed the DefaultStream "main"`},
@@ -100,7 +111,7 @@ func TestRefusals(t *testing.T) {
 		{"partitionBy not a reference", opTopo("Aggregate", `{"aggregations":[{"aggregationFunction":"Sum","column":"v","partitionBy":[1]}]}`), BadInput, es + "operators[0].properties.aggregations[0].partitionBy[0]", "want a column reference {columnName}"},
 		{"GroupBy aggregation not an object", opTopo("GroupBy", `{"aggregations":["x"]}`), BadInput, es + "operators[0].properties.aggregations[0]", "want {aggregationFunction, column, alias}"},
 		{"groupBy not a reference", opTopo("GroupBy", `{"aggregations":[{"aggregationFunction":"Count"}],"groupBy":[{}]}`), BadInput, es + "operators[0].properties.groupBy[0].columnName", "required"},
-		{"GroupBy without a window", opTopo("GroupBy", `{"aggregations":[{"aggregationFunction":"Count"}]}`), BadInput, es + "operators[0].properties.window", "required: {type: Tumbling|Hopping"},
+		{"GroupBy without a window", opTopo("GroupBy", `{"aggregations":[{"aggregationFunction":"Count"}]}`), BadInput, es + "operators[0].properties.window", "required: {type: Tumbling|Hopping|Sliding|Session|Snapshot"},
 		// Destinations.
 		{"destination without input", topo(srcCE, defSt, `[]`, `[{"name":"lake","type":"Lakehouse"}]`), BadInput, es + "destinations[0].inputNodes", "a destination reads exactly one stream or operator"},
 		{"destination reads a source", topo(srcCE, defSt, `[]`, `[{"name":"lake","type":"Lakehouse","inputNodes":[{"name":"src"}]}]`), BadInput, es + "destinations[0].inputNodes", `"src" is a source; sources feed the DefaultStream "main"`},
