@@ -18,7 +18,7 @@ type graph struct {
 	t      *Topology
 	def0   *Node
 	specs  map[string][]map[string]any // a SQL node compiles to several
-	origin *Node // the node whose chain is built, named in cycle errors
+	origin *Node                       // the node whose chain is built, named in cycle errors
 	budget int
 }
 
