@@ -12,9 +12,19 @@ var timeUnits = map[string]string{
 	"second": "s", "ss": "s", "s": "s", "millisecond": "ms", "ms": "ms", "microsecond": "us", "mcs": "us",
 }
 
-// refusedWindows names the windows the SQL operator does not run yet.
-var refusedWindows = map[string]string{
-	"slidingwindow": "SlidingWindow", "sessionwindow": "SessionWindow", "snapshotwindow": "SnapshotWindow",
+// windowKinds are the window functions GROUP BY takes (Stream Analytics'
+// windowing functions): the pipeline's window kind, the sizes that follow
+// the time unit, and whether an optional offset may follow them.
+var windowKinds = map[string]struct {
+	kind   string
+	sizes  int
+	offset bool
+}{
+	"tumblingwindow": {"tumbling", 1, true}, "tumbling": {"tumbling", 1, true},
+	"hoppingwindow": {"hopping", 2, true}, "hopping": {"hopping", 2, true},
+	"slidingwindow": {"sliding", 1, false}, "sliding": {"sliding", 1, false},
+	"sessionwindow": {"session", 2, false}, "session": {"session", 2, false},
+	"snapshotwindow": {"snapshot", 0, false}, "snapshot": {"snapshot", 0, false},
 }
 
 // grouped compiles a SELECT with GROUP BY into a GroupBy and the
@@ -76,7 +86,7 @@ func (c compiler) groupTerms() (keys []string, win map[string]any, err error) {
 		}
 	}
 	if win == nil {
-		return nil, nil, unsupported(c.q.GroupBy[0].at(), "GROUP BY without a window", "add TumblingWindow(...) or HoppingWindow(...)")
+		return nil, nil, unsupported(c.q.GroupBy[0].at(), "GROUP BY without a window", "add a window: TumblingWindow(...), HoppingWindow(...), SlidingWindow(...), SessionWindow(...) or SnapshotWindow()")
 	}
 	return keys, win, nil
 }
@@ -135,25 +145,46 @@ func aggregate(f *fields, x *Call, fn, alias string) (map[string]any, error) {
 	return a, nil
 }
 
-// window compiles TumblingWindow(unit, size [, offset]) or
-// HoppingWindow(unit, size, hop [, offset]).
+// window compiles TumblingWindow(unit, size [, offset]),
+// HoppingWindow(unit, size, hop [, offset]), SlidingWindow(unit, size),
+// SessionWindow(unit, timeout, maxDuration) and SnapshotWindow().
 func window(v *Call) (map[string]any, error) {
-	lower := strings.ToLower(v.Name)
-	if name, ok := refusedWindows[lower]; ok {
-		return nil, unsupported(v.Pos, name, "the SQL operator groups by TumblingWindow and HoppingWindow")
+	k, ok := windowKinds[strings.ToLower(v.Name)]
+	if !ok {
+		return nil, unsupported(v.Pos, "the function "+v.Name+"() in GROUP BY", "group by columns and one Tumbling, Hopping, Sliding, Session or Snapshot window")
 	}
-	kind, want := "", 0
-	switch lower {
-	case "tumblingwindow", "tumbling":
-		kind, want = "tumbling", 2
-	case "hoppingwindow", "hopping":
-		kind, want = "hopping", 3
+	if k.kind == "snapshot" {
+		if len(v.Args) != 0 {
+			return nil, syntax(v.Pos, "%s takes no arguments", v.Name)
+		}
+		return map[string]any{"kind": "snapshot"}, nil
+	}
+	want := 1 + k.sizes
+	if len(v.Args) != want && !(k.offset && len(v.Args) == want+1) {
+		return nil, syntax(v.Pos, "%s takes a time unit and %d sizes", v.Name, k.sizes)
+	}
+	sizes, err := windowSizes(v)
+	if err != nil {
+		return nil, err
+	}
+	w := map[string]any{"kind": k.kind}
+	switch k.kind {
+	case "session":
+		w["timeout"], w["maxDuration"] = sizes[0], sizes[1]
+	case "hopping":
+		w["duration"], w["hop"] = sizes[0], sizes[1]
 	default:
-		return nil, unsupported(v.Pos, "the function "+v.Name+"() in GROUP BY", "group by columns and one TumblingWindow or HoppingWindow")
+		w["duration"] = sizes[0]
 	}
-	if len(v.Args) != want && len(v.Args) != want+1 {
-		return nil, syntax(v.Pos, "%s takes a time unit and %d sizes (and an optional offset)", v.Name, want-1)
+	if len(sizes) > k.sizes {
+		w["offset"] = sizes[k.sizes]
 	}
+	return w, nil
+}
+
+// windowSizes reads a window function's time unit and its integer sizes
+// as Go durations.
+func windowSizes(v *Call) ([]string, error) {
 	unitCol, ok := v.Args[0].(*Column)
 	if !ok {
 		return nil, unsupported(v.Pos, v.Name+" with a Duration() argument", "write the time unit first: "+v.Name+"(second, 10)")
@@ -170,14 +201,7 @@ func window(v *Call) (map[string]any, error) {
 		}
 		sizes = append(sizes, durationOf(n, unit))
 	}
-	w := map[string]any{"kind": kind, "duration": sizes[0]}
-	if kind == "hopping" {
-		w["hop"] = sizes[1]
-	}
-	if len(sizes) == want {
-		w["offset"] = sizes[want-1]
-	}
-	return w, nil
+	return sizes, nil
 }
 
 // durationOf is n units as a Go duration string.

@@ -39,7 +39,7 @@ func (c compiler) plainItem(f *fields, it Item) error {
 	case *Call:
 		lower := strings.ToLower(x.Name)
 		if _, ok := aggregates[lower]; ok {
-			return unsupported(x.Pos, "the aggregate "+x.Name+"() without GROUP BY", "aggregates need GROUP BY with a TumblingWindow or HoppingWindow")
+			return unsupported(x.Pos, "the aggregate "+x.Name+"() without GROUP BY", "aggregates need GROUP BY with a window")
 		}
 		if lower == "system.timestamp" {
 			return unsupported(x.Pos, "System.Timestamp() without GROUP BY", "")

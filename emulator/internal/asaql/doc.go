@@ -11,7 +11,7 @@
 //	SELECT * | item [, item]...
 //	[INTO output] FROM input [TIMESTAMP BY column]
 //	[WHERE condition]
-//	[GROUP BY column [, column]..., TumblingWindow(...) | HoppingWindow(...)]
+//	[GROUP BY column [, column]..., window]
 //
 // Names are plain or bracketed ([My Stream]); keywords are case-insensitive.
 // A SELECT item is a column (dotted names reach into objects; the output
@@ -24,12 +24,14 @@
 // literal (=, !=, <>, <, <=, >, >=), IS [NOT] NULL and LIKE with a pattern
 // that is a prefix, suffix or infix ('abc%', '%abc', '%abc%') with AND, OR,
 // NOT and parentheses. GROUP BY takes plain columns and exactly one window:
-// TumblingWindow(unit, size [, offset]) or HoppingWindow(unit, size, hop [,
-// offset]); windows run on arrival time, or on the TIMESTAMP BY column.
+// TumblingWindow(unit, size [, offset]), HoppingWindow(unit, size, hop [,
+// offset]), SlidingWindow(unit, size), SessionWindow(unit, timeout,
+// maxDuration) (without OVER (PARTITION BY ...)) or SnapshotWindow();
+// windows run on arrival time, or on the TIMESTAMP BY column, with the
+// semantics package pipeline documents.
 //
 // Anything else is refused with an *Error naming the construct ("JOIN is
 // not supported in the SQL operator"): joins, unions, WITH steps, HAVING,
-// CASE, arithmetic, subqueries, APPLY, the Sliding, Session and Snapshot
-// windows, functions the pipeline does not compute, and more than one
+// CASE, arithmetic, subqueries, APPLY, a session window's OVER clause, functions the pipeline does not compute, and more than one
 // statement.
 package asaql

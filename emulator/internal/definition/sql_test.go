@@ -45,7 +45,7 @@ func TestSQLRefusals(t *testing.T) {
 	}{
 		{"no query", "", BadInput, at, "required"},
 		{"JOIN", "SELECT * INTO lake FROM main JOIN other ON main.a = other.a", NotSupported, "operators[0].properties.query", "JOIN is not supported in the SQL operator"},
-		{"SessionWindow", "SELECT COUNT(*) AS n INTO lake FROM main GROUP BY SessionWindow(second, 5, 10)", NotSupported, "operators[0].properties.query", "SessionWindow is not supported in the SQL operator"},
+		{"APPLY", "SELECT * INTO lake FROM main CROSS APPLY GetArrayElements(main.xs) AS e", NotSupported, "operators[0].properties.query", "is not supported in the SQL operator"},
 		{"syntax", "SELECT FROM main", BadInput, at, "query at offset 7"},
 		{"FROM elsewhere", "SELECT * INTO lake FROM other", BadInput, at, `FROM [other] is not the node's input "main"`},
 		{"INTO elsewhere", "SELECT * INTO nowhere FROM main", BadInput, at, `INTO [nowhere] is not a node that reads "q"`},
