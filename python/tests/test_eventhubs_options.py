@@ -185,3 +185,17 @@ def test_databricks_kafka_form_reads_the_same_records(spark: Any, hub: EventHub)
     assert sorted((r["partition"], r["offset"], bytes(r["value"])) for r in kafka) == \
         sorted((int(r["partition"]), r["sequenceNumber"], bytes(r["body"])) for r in eh)
 
+
+
+def test_databricks_kafka_form_over_tls(spark: Any, tls_emulator: Emulator) -> None:
+    """With --tls the custom endpoint is SASL_SSL, as Event Hubs' is: Databricks'
+    settings with SASL_SSL and the emulator's CA as a PEM truststore."""
+    ws = tls_emulator.create_workspace("eventhubs-tls")
+    hub = deploy_event_hub(tls_emulator, ws, "eh-tls")
+    produced = tls_emulator.produce(hub.es, orders(3, "tls"))
+    opts = {**hub.kafka_options("SASL_SSL"), "kafka.ssl.truststore.type": "PEM",
+            "kafka.ssl.truststore.location": str(tls_emulator.ca), "startingOffsets": "earliest"}
+    rows = [r for _, rs in read_all(spark, "kafka", opts) for r in rs]
+    assert sorted((r["partition"], r["offset"]) for r in rows) == sorted(
+        (w["partition"], w["offset"]) for w in produced["events"])
+    assert sorted(bytes(r["key"]).decode() for r in rows) == ["tls-0", "tls-1", "tls-2"]
