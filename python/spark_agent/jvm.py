@@ -87,14 +87,17 @@ def check_spark_home(home: Path | None = None) -> Path:
 
 def session_builder(master: str = "local[1]", app_name: str = "fabrictest-spark-agent", *, delta: bool = False):
     """A classic ``SparkSession.builder`` on the Scala 2.13 ``SPARK_HOME`` with the
-    Kafka jars in ``spark.jars`` (and, with ``delta``, delta-spark and its
-    session extension and catalog). Sets ``SPARK_HOME`` in this process (pyspark
-    reads it when it launches the JVM, i.e. at the first ``getOrCreate``)."""
+    Kafka and delta-spark jars in ``spark.jars``; ``delta`` adds Delta's session
+    extension and catalog. The delta-spark jars are always there: pyspark
+    launches one JVM per Python process, with the ``spark.jars`` of the first
+    session, and a later session cannot add to the driver's class path. Sets
+    ``SPARK_HOME`` in this process (pyspark reads it when it launches the JVM,
+    i.e. at the first ``getOrCreate``)."""
     home = check_spark_home()
     os.environ["SPARK_HOME"] = str(home)
     from pyspark.sql import SparkSession
 
-    jars = kafka_jars() + (delta_jars() if delta else [])
+    jars = kafka_jars() + delta_jars()
     b = SparkSession.builder
     if delta:
         b = (b.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
