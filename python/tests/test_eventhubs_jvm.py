@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -28,6 +29,7 @@ SEEN: dict[str, Any] = {}
 def hub(kafka_emulator: Emulator) -> EventHub:
     ws = kafka_emulator.create_workspace("eventhubs-engines")
     h = deploy_event_hub(kafka_emulator, ws, "eh")
+    SEEN["before"] = datetime.now(timezone.utc) - timedelta(seconds=30)
     SEEN["produced"] = kafka_emulator.produce(h.es, orders(6, "eh"))
     return h
 
@@ -58,6 +60,10 @@ def run_cells(spark: Any, hub: EventHub, engine: str) -> None:
     df = spark.readStream.format("eventhubs").options(**conf).load()
     SEEN[engine, "schema"] = [(f.name, f.dataType.simpleString()) for f in df.schema.fields]
     SEEN[engine, "eventhubs"] = eh_rows(read_all(spark, "eventhubs", conf))
+    when = {"offset": None, "seqNo": -1, "enqueuedTime": SEEN["before"].strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+            "isInclusive": True}
+    SEEN[engine, "by_time"] = eh_rows(read_all(spark, "eventhubs", {
+        **conf, "eventhubs.startingPosition": json.dumps(when)}))
     paced = read_all(spark, "eventhubs", {**conf, "maxEventsPerTrigger": "4"})
     SEEN[engine, "paced"] = [len(b) for b in paced]
     SEEN[engine, "kafka"] = kafka_rows(read_all(spark, "kafka", {**hub.kafka_options(),
@@ -90,6 +96,7 @@ class TestJvm:
              e["key"], tuple(sorted(e.get("headers", {}).items()))) for e, w in zip(events, produced))
         assert sorted(r[3] for r in SEEN["jvm", "kafka"]) == sorted(e["key"].encode() for e in events)
         assert sum(SEEN["jvm", "paced"]) == 6 and max(SEEN["jvm", "paced"]) <= 4
+        assert SEEN["jvm", "by_time"] == SEEN["jvm", "eventhubs"]  # enqueuedTime before every event
 
 
 class TestSail:
@@ -117,6 +124,6 @@ class TestSail:
     def test_sail_reads_what_jvm_read(self, spark: Any, hub: EventHub) -> None:
         assert ("jvm", "eventhubs") in SEEN, "TestJvm runs first in this module"
         run_cells(spark, hub, "sail")
-        for what in ("schema", "eventhubs", "kafka"):
+        for what in ("schema", "eventhubs", "by_time", "kafka"):
             assert SEEN["sail", what] == SEEN["jvm", what], what
         assert sum(SEEN["sail", "paced"]) == 6 and max(SEEN["sail", "paced"]) <= 4
