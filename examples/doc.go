@@ -11,4 +11,9 @@
 // that `go test ./...` needs no Docker; a project of your own would rather
 // leave FABRICTEST_KAFKA to CI and call fabrictest.SharedKafka from TestMain
 // (main_container_test.go).
+//
+// eventstream_notebook.ipynb is the Fabric notebook's Eventstream cell in
+// Jupyter, opened beside `make run`: it resolves an Eventstream, produces,
+// streams and shows the rows on Sail (python/README.md; executed headless
+// by python/tests/test_notebook.py).
 package examples

@@ -20,7 +20,8 @@
 #       spark-sql-kafka-0-10_2.13:3.5.5, spark-token-provider-kafka-0-10_2.13:3.5.4
 #       (3.5.5 of that artifact is not served; the module is unchanged between
 #       the two patch releases), kafka-clients 3.4.1, commons-pool2 2.11.1 —
-#       the versions spark-sql-kafka 3.5.5's pom names.
+#       the versions spark-sql-kafka 3.5.5's pom names; and Delta Lake,
+#       delta-spark_2.13:3.3.2 with delta-storage:3.3.2 (session_builder(delta=True)).
 #
 # Idempotent and non-interactive: a stamp file records a hash of both
 # requirement files, this script and the interpreter version; when it matches,
@@ -54,13 +55,17 @@ PIP_TIMEOUT_SECONDS=${PIP_TIMEOUT_SECONDS:-1200}
 MVN_TIMEOUT_SECONDS=${MVN_TIMEOUT_SECONDS:-600}
 stamp=$venv/.fabrictest-spark.sha256
 
-# group:artifact:version of the Kafka source jars (spark.jars).
-# Keep in step with spark_agent.jvm.KAFKA_JARS.
+# group:artifact:version of the Kafka source jars and of Delta Lake (delta-spark
+# 3.3.2 is the release for Spark 3.5; delta-storage is its one dependency not
+# in Spark's closure), passed with spark.jars.
+# Keep in step with spark_agent.jvm.KAFKA_JARS and DELTA_JARS.
 artifacts=(
   org.apache.spark:spark-sql-kafka-0-10_2.13:3.5.5
   org.apache.spark:spark-token-provider-kafka-0-10_2.13:3.5.4
   org.apache.kafka:kafka-clients:3.4.1
   org.apache.commons:commons-pool2:2.11.1
+  io.delta:delta-spark_2.13:3.3.2
+  io.delta:delta-storage:3.3.2
 )
 jar_name() { local a v; IFS=: read -r _ a v <<<"$1"; printf '%s-%s.jar' "$a" "$v"; }
 

@@ -44,6 +44,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .emulator import EmulatorClient, FabricApiError, Source, TokenSource
+from .eventhubs import is_eventhubs
+from .eventhubs_load import connect_eventhubs_load, eventhubs_load
 from .options import EVENTSTREAM_DATASOURCE_ID, EVENTSTREAM_ITEM_ID, KafkaOptionError, SourceOptions
 
 __all__ = ["install", "uninstall", "installed", "Agent", "EventstreamError", "KafkaOptionError"]
@@ -292,7 +294,8 @@ def _classic_format(orig: Callable[..., Any]) -> Callable[..., Any]:
 def _classic_option(orig: Callable[..., Any]) -> Callable[..., Any]:
     def option(self: Any, key: str, value: Any) -> Any:
         st = _state(self)
-        if key.lower().startswith("eventstream.") and installed(self._spark) is not None:
+        if (key.lower().startswith("eventstream.") or is_eventhubs(st["format"])) and \
+                installed(self._spark) is not None:
             st["held"][key] = value
             st["options"][key] = value
             return self
@@ -320,6 +323,9 @@ def _classic_load(orig: Callable[..., Any]) -> Callable[..., Any]:
         st = _state(self)
         agent = installed(self._spark)
         held = st["held"]
+        if agent is not None and is_eventhubs(st["format"]):
+            return eventhubs_load(self, orig, agent, st, _ORIGINALS[(_base(self), "format")],
+                                  _ORIGINALS[(_base(self), "option")], path)
         if agent is not None and held:
             option = _ORIGINALS[(_base(self), "option")]
             if (st["format"] or "").lower() == "kafka":
@@ -366,6 +372,8 @@ def _connect_load(streaming: bool) -> Callable[[Callable[..., Any]], Callable[..
                  **options: Any) -> Any:
             agent = installed(self._client)
             fmt = format if format is not None else self._format
+            if agent is not None and is_eventhubs(fmt):
+                return connect_eventhubs_load(self, agent, streaming, path, options)
             if agent is None or (fmt or "").lower() != "kafka":
                 return orig(self, path, format, schema, **options)
             if format is not None:

@@ -48,6 +48,26 @@ def jar_dir() -> Path:
     return Path(env) if env else repo_root() / ".cache" / "spark-jars"
 
 
+# Delta Lake for Spark 3.5 (delta-spark 3.3.x), for writeStream.format("delta").
+DELTA_JARS = (
+    "delta-spark_2.13-3.3.2.jar",
+    "delta-storage-3.3.2.jar",
+)
+
+
+def _jars(names: tuple[str, ...], what: str) -> list[str]:
+    d = jar_dir()
+    missing = [j for j in names if not (d / j).is_file()]
+    if missing:
+        raise FileNotFoundError(f"{what} jars missing from {d}: {', '.join(missing)}; {INSTALL_HINT}")
+    return [str(d / j) for j in names]
+
+
+def delta_jars() -> list[str]:
+    """Absolute paths of the delta-spark jars; fails naming the installer when one is missing."""
+    return _jars(DELTA_JARS, "Delta Lake")
+
+
 def kafka_jars() -> list[str]:
     """Absolute paths of the Kafka source jars; fails naming the installer when one is missing."""
     d = jar_dir()
@@ -65,18 +85,27 @@ def check_spark_home(home: Path | None = None) -> Path:
     return home
 
 
-def session_builder(master: str = "local[1]", app_name: str = "fabrictest-spark-agent"):
+def session_builder(master: str = "local[1]", app_name: str = "fabrictest-spark-agent", *, delta: bool = False):
     """A classic ``SparkSession.builder`` on the Scala 2.13 ``SPARK_HOME`` with the
-    Kafka jars in ``spark.jars``. Sets ``SPARK_HOME`` in this process (pyspark
-    reads it when it launches the JVM, i.e. at the first ``getOrCreate``)."""
+    Kafka and delta-spark jars in ``spark.jars``; ``delta`` adds Delta's session
+    extension and catalog. The delta-spark jars are always there: pyspark
+    launches one JVM per Python process, with the ``spark.jars`` of the first
+    session, and a later session cannot add to the driver's class path. Sets
+    ``SPARK_HOME`` in this process (pyspark reads it when it launches the JVM,
+    i.e. at the first ``getOrCreate``)."""
     home = check_spark_home()
     os.environ["SPARK_HOME"] = str(home)
     from pyspark.sql import SparkSession
 
+    jars = kafka_jars() + delta_jars()
+    b = SparkSession.builder
+    if delta:
+        b = (b.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+             .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog"))
     return (
-        SparkSession.builder.master(master)
+        b.master(master)
         .appName(app_name)
-        .config("spark.jars", ",".join(kafka_jars()))
+        .config("spark.jars", ",".join(jars))
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "1")
         .config("spark.driver.bindAddress", "127.0.0.1")

@@ -97,13 +97,13 @@ class SourceOptions:
             raise KafkaOptionError(
                 EVENTSTREAM_ITEM_ID,
                 f"option '{EVENTSTREAM_ITEM_ID}' is missing: an Eventstream source needs both "
-                f"'{EVENTSTREAM_ITEM_ID}' and '{EVENTSTREAM_DATASOURCE_ID}' (the Eventstream item id and "
+                f"{EVENTSTREAM_ITEM_ID} and {EVENTSTREAM_DATASOURCE_ID} (the Eventstream item id and "
                 f"its stream's datasource id, properties.streams[0].id)")
         if not (ds or "").strip():
             raise KafkaOptionError(
                 EVENTSTREAM_DATASOURCE_ID,
                 f"option '{EVENTSTREAM_DATASOURCE_ID}' is missing: an Eventstream source needs both "
-                f"'{EVENTSTREAM_ITEM_ID}' and '{EVENTSTREAM_DATASOURCE_ID}' (GET the Eventstream item and read "
+                f"{EVENTSTREAM_ITEM_ID} and {EVENTSTREAM_DATASOURCE_ID} (GET the Eventstream item and read "
                 f"properties.streams[0].id)")
         for name in ("kafka.bootstrap.servers",) + SUBSCRIPTION_OPTIONS:
             if self.has(name):
