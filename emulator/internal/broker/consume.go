@@ -87,18 +87,25 @@ func (b *Broker) Consume(ctx context.Context, topic string, r Range) (*Batch, er
 	return batch, nil
 }
 
-// listOffsets returns the start and end offsets of every partition of topic.
+// listOffsets returns the start and end offsets of every partition of
+// topic, asking for both at once.
 func (b *Broker) listOffsets(ctx context.Context, topic string) (starts, ends kadm.ListedOffsets, err error) {
-	starts, err = b.admin.ListStartOffsets(ctx, topic)
-	if err == nil {
-		err = starts.Error()
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("list start offsets: %w", err)
-	}
+	var startErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		starts, startErr = b.admin.ListStartOffsets(ctx, topic)
+		if startErr == nil {
+			startErr = starts.Error()
+		}
+	}()
 	ends, err = b.admin.ListEndOffsets(ctx, topic)
 	if err == nil {
 		err = ends.Error()
+	}
+	<-done
+	if startErr != nil {
+		return nil, nil, fmt.Errorf("list start offsets: %w", startErr)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("list end offsets: %w", err)
