@@ -272,12 +272,22 @@ func payload(raw json.RawMessage) []byte {
 		_ = json.Unmarshal(raw, &s)
 		return []byte(s)
 	}
-	if !bytes.ContainsAny(raw, " \t\r\n") {
+	if !hasSpace(raw) {
 		return raw // already compact
 	}
 	var b bytes.Buffer
 	_ = json.Compact(&b, raw)
 	return b.Bytes()
+}
+
+// hasSpace tells whether raw holds a JSON white-space byte.
+func hasSpace(raw []byte) bool {
+	for _, c := range raw {
+		if c <= ' ' && (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+			return true
+		}
+	}
+	return false
 }
 
 // parseHeaders accepts {"name": "value", …} (order kept) or
