@@ -43,6 +43,7 @@ func writeConsumeAnswer(w http.ResponseWriter, topic string, batch *broker.Batch
 	}
 	b = append(b, "]}\n"...)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b))) // not chunked
 	w.WriteHeader(http.StatusOK)
 	_, err := w.Write(b)
 	return err
