@@ -229,6 +229,9 @@ func (rd *rangeRead) take(resp *kmsg.FetchResponse) error {
 			}
 			if next > rd.at[rp.Partition] {
 				rd.at[rp.Partition] = next
+				// Past what the fetch read (control records too), not
+				// past the range.
+				rd.batch.Next[rp.Partition] = min(next, end)
 			}
 			if rd.at[rp.Partition] >= end {
 				delete(rd.stop, rp.Partition)
