@@ -53,8 +53,12 @@ func FromValue(value []byte) Row {
 	return Row{ValueBase64Field: base64.StdEncoding.EncodeToString(value)}
 }
 
-// decodeObject decodes one JSON object (numbers as json.Number).
+// decodeObject decodes one JSON object (numbers as json.Number): plain
+// text in one pass (decodePlain), the rest with go-json.
 func decodeObject(trimmed []byte) (Row, bool) {
+	if row, ok := decodePlain(trimmed); ok {
+		return row, true
+	}
 	dec := gojson.NewDecoder(bytes.NewReader(trimmed))
 	dec.UseNumber()
 	var obj map[string]any

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Consume limits.
@@ -22,40 +20,6 @@ const (
 	DefaultTimeout    = 10 * time.Second
 	MaxTimeout        = 5 * time.Minute
 )
-
-// headerJSON is one Kafka header; value is base64 (null for a null value).
-type headerJSON struct {
-	Key   string `json:"key"`
-	Value []byte `json:"value"`
-}
-
-// recordJSON carries Kafka's columns, as Spark's Kafka source names them.
-// key and value are base64 so every byte survives; null stays null.
-type recordJSON struct {
-	Key           []byte       `json:"key"`
-	Value         []byte       `json:"value"`
-	Topic         string       `json:"topic"`
-	Partition     int32        `json:"partition"`
-	Offset        int64        `json:"offset"`
-	Timestamp     string       `json:"timestamp"`
-	TimestampType int          `json:"timestampType"`
-	Headers       []headerJSON `json:"headers"`
-}
-
-func renderRecord(r *kgo.Record) recordJSON {
-	j := recordJSON{
-		Key: r.Key, Value: r.Value, Topic: r.Topic, Partition: r.Partition, Offset: r.Offset,
-		Timestamp: r.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
-		Headers:   make([]headerJSON, len(r.Headers)),
-	}
-	if r.Attrs.TimestampType() == 1 {
-		j.TimestampType = 1
-	}
-	for i, h := range r.Headers {
-		j.Headers[i] = headerJSON{Key: h.Key, Value: h.Value}
-	}
-	return j
-}
 
 // consume serves GET /v1/eventstreams/{id}/sources/{ds}/events.
 //
@@ -106,20 +70,7 @@ func (a *API) consume(c *call) error {
 		return kafkaError(err)
 	}
 	a.rt.CountConsumed(s.Topic, batch.Records) // data insights
-	out := make([]recordJSON, len(batch.Records))
-	for i, r := range batch.Records {
-		out[i] = renderRecord(r)
-	}
-	next := map[string]int64{}
-	for p, o := range batch.Next {
-		next[strconv.Itoa(int(p))] = o
-	}
-	return c.JSON(http.StatusOK, map[string]any{
-		"value":       out,
-		"count":       len(out),
-		"complete":    batch.Complete,
-		"nextOffsets": map[string]any{s.Topic: next},
-	})
+	return writeConsumeAnswer(c.w, s.Topic, batch)
 }
 
 // parseOffsets reads Spark's offset forms. It returns explicit per-partition

@@ -127,18 +127,10 @@ func parseEvents(body []byte, now time.Time) ([]*kgo.Record, error) {
 	var req struct {
 		Events *[]eventIn `json:"events"`
 	}
-	// go-json is several times faster than encoding/json on this hot path;
-	// any body it refuses is re-read by encoding/json for the error message.
-	dec := gojson.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil || dec.More() {
-		var std struct {
-			Events *[]eventIn `json:"events"`
-		}
-		if err := decodeJSON(body, &std); err != nil {
-			return nil, explainEvents(body, err)
-		}
-		req = std
+	if evs, ok := fastEvents(body); ok {
+		req.Events = &evs
+	} else if err := strictEvents(body, &req.Events); err != nil {
+		return nil, err
 	}
 	if req.Events == nil {
 		return nil, fabricerr.BadParameter("events", "is required: send {\"events\": [{\"value\": …}]}")
@@ -242,20 +234,21 @@ func toRecord(ev eventIn, i int, now time.Time) (*kgo.Record, error) {
 			"%s is %d bytes; one event's key, value and headers may total at most %d bytes", field(""), size, MaxEventBytes).
 			WithDetails(fabricerr.Detail{ErrorCode: "EventTooLarge", Message: field("")})
 	}
-	if err := checkValue(r.Value, field(".value")); err != nil {
+	if err := checkValue(r.Value, func() string { return field(".value") }); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
 // checkValue refuses a value that becomes a row (a JSON object, sent as
-// JSON or as text) beyond package rows' limits, naming the field.
-func checkValue(value []byte, field string) error {
+// JSON or as text) beyond package rows' limits, naming the field (made
+// only then: formatting it for every event would cost more than the check).
+func checkValue(value []byte, field func() string) error {
 	var le *rows.LimitError
 	if err := rows.CheckValue(value); !errors.As(err, &le) {
 		return nil
 	}
-	path := field
+	path := field()
 	if le.Path != "" {
 		path += "." + le.Path
 	}
@@ -279,12 +272,22 @@ func payload(raw json.RawMessage) []byte {
 		_ = json.Unmarshal(raw, &s)
 		return []byte(s)
 	}
-	if !bytes.ContainsAny(raw, " \t\r\n") {
+	if !hasSpace(raw) {
 		return raw // already compact
 	}
 	var b bytes.Buffer
 	_ = json.Compact(&b, raw)
 	return b.Bytes()
+}
+
+// hasSpace tells whether raw holds a JSON white-space byte.
+func hasSpace(raw []byte) bool {
+	for _, c := range raw {
+		if c <= ' ' && (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+			return true
+		}
+	}
+	return false
 }
 
 // parseHeaders accepts {"name": "value", …} (order kept) or
@@ -376,4 +379,26 @@ func kindOf(b byte) string {
 		return "a boolean"
 	}
 	return "a number"
+}
+
+// strictEvents decodes a produce body that fastEvents did not take. go-json
+// is several times faster than encoding/json; any body it refuses is
+// re-read by encoding/json for the error message.
+func strictEvents(body []byte, events **[]eventIn) error {
+	var req struct {
+		Events *[]eventIn `json:"events"`
+	}
+	dec := gojson.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || dec.More() {
+		var std struct {
+			Events *[]eventIn `json:"events"`
+		}
+		if err := decodeJSON(body, &std); err != nil {
+			return explainEvents(body, err)
+		}
+		req = std
+	}
+	*events = req.Events
+	return nil
 }

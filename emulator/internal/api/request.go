@@ -25,7 +25,7 @@ func isJSON(r *http.Request) bool {
 
 // readBody reads the request body up to the configured cap.
 func (a *API) readBody(c *call) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(c.w, c.r.Body, a.cfg.MaxRequestBytes))
+	body, err := readAll(http.MaxBytesReader(c.w, c.r.Body, a.cfg.MaxRequestBytes), c.r.ContentLength, a.cfg.MaxRequestBytes)
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		return nil, fabricerr.New(http.StatusRequestEntityTooLarge, fabricerr.RequestBodyTooLarge,
@@ -39,6 +39,28 @@ func (a *API) readBody(c *call) ([]byte, error) {
 			"the request body could not be read: its chunked encoding is malformed or the connection closed before it was complete")
 	}
 	return body, nil
+}
+
+// readAll is io.ReadAll into a buffer sized by the request's
+// Content-Length (when it is within the limit), so a large body is not
+// copied over and over as the buffer grows.
+func readAll(r io.Reader, length, limit int64) ([]byte, error) {
+	if length <= 0 || length > limit {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, 0, length+1) // +1: reading EOF needs no growth
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		} else if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // longer than announced: let it grow
+		}
+	}
 }
 
 // decode reads a JSON object body into v, refusing unknown fields and

@@ -39,6 +39,7 @@ type Broker struct {
 	admin      *kadm.Client
 	partitions int32
 	known      sync.Map // topic → struct{}: topics known to exist
+	fetchers   *fetchPool
 }
 
 // Option configures a Broker.
@@ -137,6 +138,7 @@ func connect(kind string, seeds []string, opts []Option) (*Broker, error) {
 		return nil, fmt.Errorf("connect kafka: %w", err)
 	}
 	b.client, b.admin = cl, kadm.NewClient(cl)
+	b.fetchers = &fetchPool{seeds: seeds}
 	return b, nil
 }
 
@@ -151,6 +153,9 @@ func (b *Broker) Bootstrap() []string { return append([]string(nil), b.seeds...)
 
 // Close disconnects and, for the embedded broker, stops it.
 func (b *Broker) Close() {
+	if b.fetchers != nil {
+		b.fetchers.close()
+	}
 	if b.client != nil {
 		b.client.Close()
 	}

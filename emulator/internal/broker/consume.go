@@ -2,7 +2,6 @@ package broker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -88,18 +87,25 @@ func (b *Broker) Consume(ctx context.Context, topic string, r Range) (*Batch, er
 	return batch, nil
 }
 
-// listOffsets returns the start and end offsets of every partition of topic.
+// listOffsets returns the start and end offsets of every partition of
+// topic, asking for both at once.
 func (b *Broker) listOffsets(ctx context.Context, topic string) (starts, ends kadm.ListedOffsets, err error) {
-	starts, err = b.admin.ListStartOffsets(ctx, topic)
-	if err == nil {
-		err = starts.Error()
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("list start offsets: %w", err)
-	}
+	var startErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		starts, startErr = b.admin.ListStartOffsets(ctx, topic)
+		if startErr == nil {
+			startErr = starts.Error()
+		}
+	}()
 	ends, err = b.admin.ListEndOffsets(ctx, topic)
 	if err == nil {
 		err = ends.Error()
+	}
+	<-done
+	if startErr != nil {
+		return nil, nil, fmt.Errorf("list start offsets: %w", startErr)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("list end offsets: %w", err)
@@ -111,9 +117,9 @@ func (b *Broker) listOffsets(ctx context.Context, topic string) (starts, ends ka
 // partition with records to read starts, stop the offset it ends before.
 // next gets every partition's start, the offset a read of nothing resumes at.
 func planRange(topic string, r Range, starts, ends kadm.ListedOffsets, next map[int32]int64) (
-	from map[int32]kgo.Offset, stop map[int32]int64,
+	from, stop map[int32]int64,
 ) {
-	from = map[int32]kgo.Offset{}
+	from = map[int32]int64{}
 	stop = map[int32]int64{}
 	ends.Each(func(lo kadm.ListedOffset) {
 		p := lo.Partition
@@ -139,75 +145,11 @@ func planRange(topic string, r Range, starts, ends kadm.ListedOffsets, next map[
 		e = resolve(e)
 		next[p] = s
 		if s < e {
-			from[p] = kgo.NewOffset().At(s)
+			from[p] = s
 			stop[p] = e
 		}
 	})
 	return from, stop
-}
-
-// fetchRange reads the records from the partitions' from offsets up to their
-// stop offsets, r.MaxRecords at most and waiting r.Timeout at most, advancing
-// batch.Next and clearing batch.Complete when the range is cut short. It
-// returns the records per partition and their count.
-func (b *Broker) fetchRange(ctx context.Context, topic string, r Range,
-	from map[int32]kgo.Offset, stop map[int32]int64, batch *Batch,
-) (map[int32][]*kgo.Record, int, error) {
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(b.seeds...),
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: from}),
-		kgo.FetchMaxWait(250*time.Millisecond),
-		kgo.FetchMaxBytes(64<<20),
-		kgo.FetchMaxPartitionBytes(16<<20),
-	)
-	if err != nil {
-		return nil, 0, fmt.Errorf("start consumer: %w", err)
-	}
-	defer cl.Close()
-	if r.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, r.Timeout)
-		defer cancel()
-	}
-	per := map[int32][]*kgo.Record{}
-	n := 0
-	for len(stop) > 0 {
-		fetches := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			batch.Complete = false
-			break
-		}
-		var fetchErr error
-		fetches.EachError(func(_ string, _ int32, err error) {
-			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-				fetchErr = err
-			}
-		})
-		if fetchErr != nil {
-			return nil, 0, fmt.Errorf("fetch %s: %w", topic, fetchErr)
-		}
-		capped := false
-		fetches.EachRecord(func(rec *kgo.Record) {
-			end, open := stop[rec.Partition]
-			if !open || rec.Offset >= end || capped {
-				return
-			}
-			per[rec.Partition] = append(per[rec.Partition], rec)
-			batch.Next[rec.Partition] = rec.Offset + 1
-			n++
-			if rec.Offset+1 >= end {
-				delete(stop, rec.Partition)
-			}
-			if r.MaxRecords > 0 && n >= r.MaxRecords {
-				capped = true
-			}
-		})
-		if capped {
-			batch.Complete = len(stop) == 0
-			break
-		}
-	}
-	return per, n, nil
 }
 
 // inPartitionOrder lists the n records of per by partition, then offset.

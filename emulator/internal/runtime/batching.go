@@ -72,7 +72,7 @@ func (p *processor) buffer(ctx context.Context, out []outRow, offsets map[int32]
 	}
 	enc := make([][]byte, len(out))
 	for i, r := range out {
-		b, err := gojson.Marshal(r)
+		b, err := gojson.Marshal(toJournal(r))
 		if err != nil {
 			return err
 		}

@@ -167,6 +167,9 @@ func (rt *Runtime) drainPool() (*drain.Pool, error) {
 // failing destination answers 502 naming it; the events stay in Kafka and
 // are delivered when it recovers.
 func (rt *Runtime) Await(ctx context.Context, eventstreamID string, pos []broker.Position) error {
+	if !rt.hasDrains(eventstreamID) {
+		return nil // nothing to wait for: spare the store its query
+	}
 	ds, err := rt.cfg.Store.ListDestinations(ctx, eventstreamID)
 	if err != nil || len(ds) == 0 {
 		return err
@@ -202,6 +205,18 @@ func (rt *Runtime) Await(ctx context.Context, eventstreamID string, pos []broker
 		}
 	}
 	return nil
+}
+
+// hasDrains tells whether a drain runs for a destination of the Eventstream.
+func (rt *Runtime) hasDrains(eventstreamID string) bool {
+	rt.drainsMu.Lock()
+	defer rt.drainsMu.Unlock()
+	for _, e := range rt.drains {
+		if e.esID == eventstreamID {
+			return true
+		}
+	}
+	return false
 }
 
 func describe(d store.Destination) string {

@@ -14,7 +14,6 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/pipeline"
 	"github.com/fabrictest/fabrictest/emulator/rows"
-	gojson "github.com/goccy/go-json"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -30,6 +29,10 @@ type outRow struct {
 
 	// Headers are the record's own (kept for a dead-letter topic).
 	Headers []kgo.RecordHeader `json:"headers,omitempty"`
+
+	// fromValue: Row is rows.FromValue(Value), so the journal leaves it
+	// out (see journalRow).
+	fromValue bool
 }
 
 // rowWriter writes a destination's rows. A write is identified by (dest,
@@ -143,7 +146,7 @@ func (p *processor) Write(ctx context.Context, b drain.Batch) error {
 			if next, ok := offsets[r.Partition]; ok && r.Offset < next {
 				continue // already delivered before a restart
 			}
-			out = append(out, outRow{Row: rows.FromValue(r.Value), Key: r.Key, Value: r.Value, Headers: r.Headers, Partition: r.Partition, Offset: r.Offset})
+			out = append(out, outRow{Row: rows.FromValue(r.Value), Key: r.Key, Value: r.Value, Headers: r.Headers, Partition: r.Partition, Offset: r.Offset, fromValue: true})
 			offsets[r.Partition] = r.Offset + 1
 		}
 	} else {
@@ -202,7 +205,7 @@ func (p *processor) commit(ctx context.Context, out []outRow, offsets map[int32]
 	}
 	if len(out) > 0 {
 		j.Seq++
-		pending, err := gojson.Marshal(out)
+		pending, err := marshalJournalRows(out)
 		if err != nil {
 			return err
 		}

@@ -17,19 +17,43 @@ import (
 // or, once the writer panicked on them (Split), rows written one at a time
 // under the seqs ending at the journal's.
 type pendingBatch struct {
-	Split bool     `json:"split"`
-	Rows  []outRow `json:"rows"`
+	Split bool
+	Rows  []outRow
+}
+
+// encode writes the split form, {"split": true, "rows": [...]}.
+func (b *pendingBatch) encode() ([]byte, error) {
+	rs, err := marshalJournalRows(b.Rows)
+	if err != nil {
+		return nil, err
+	}
+	return gojson.Marshal(struct {
+		Split bool              `json:"split"`
+		Rows  gojson.RawMessage `json:"rows"`
+	}{b.Split, rs})
 }
 
 // decode reads both forms: a plain array is a whole batch.
 func (b *pendingBatch) decode(raw []byte) error {
-	dec := gojson.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber() // numbers keep their text, so a long stays a long
 	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
-		b.Split = false
-		return dec.Decode(&b.Rows)
+		rs, err := decodeJournalRows(t)
+		b.Split, b.Rows = false, rs
+		return err
 	}
-	return dec.Decode(b)
+	var split struct {
+		Split bool              `json:"split"`
+		Rows  gojson.RawMessage `json:"rows"`
+	}
+	if err := gojson.Unmarshal(raw, &split); err != nil {
+		return err
+	}
+	b.Split, b.Rows = split.Split, nil
+	if len(split.Rows) == 0 || string(split.Rows) == "null" {
+		return nil
+	}
+	rs, err := decodeJournalRows(split.Rows)
+	b.Rows = rs
+	return err
 }
 
 // writeBatch writes out (journalled as pending under the journal's seq).
@@ -48,7 +72,7 @@ func (p *processor) writeBatch(ctx context.Context, out []outRow) error {
 	}
 	j := p.journal
 	j.Seq = seq + int64(len(out)) - 1
-	if j.Pending, err = gojson.Marshal(pendingBatch{Split: true, Rows: out}); err != nil {
+	if j.Pending, err = (&pendingBatch{Split: true, Rows: out}).encode(); err != nil {
 		return err
 	}
 	if err := p.st.PutJournal(ctx, j); err != nil {
