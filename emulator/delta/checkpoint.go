@@ -24,156 +24,158 @@ func checkpointPath(dir string, version int64) string {
 	return filepath.Join(dir, logDirName, fmt.Sprintf("%020d.checkpoint.parquet", version))
 }
 
-// checkpointRows renders a state as checkpoint rows: protocol, metaData,
-// one txn per application, one add per live file.
-func checkpointRows(st *tableState) []cpRow {
-	adds := st.liveAdds()
-	out := make([]cpRow, 0, 2+len(st.txns)+len(adds))
-	out = append(out, cpRow{Protocol: &cpProtocol{
-		MinReaderVersion: int32(st.protocol.MinReaderVersion),
-		MinWriterVersion: int32(st.protocol.MinWriterVersion),
-	}})
-	m := st.meta
-	out = append(out, cpRow{MetaData: &cpMetaData{
-		ID:               m.ID,
-		Format:           cpFormat{Provider: m.Format.Provider, Options: m.Format.Options},
-		SchemaString:     m.SchemaString,
-		PartitionColumns: m.PartitionColumns,
-		Configuration:    m.Configuration,
-		CreatedTime:      m.CreatedTime,
-	}})
-	for app, v := range st.txns {
-		out = append(out, cpRow{Txn: &cpTxn{AppID: app, Version: v}})
-	}
-	for _, a := range adds {
-		c := &cpAdd{Path: a.Path, PartitionValues: a.PartitionValues, Size: a.Size,
-			ModificationTime: a.ModificationTime, DataChange: a.DataChange}
-		if a.Stats != "" {
-			c.Stats = ptr(a.Stats)
-		}
-		out = append(out, cpRow{Add: c})
-	}
-	return out
+// checkpointRef is what _last_checkpoint says: the latest checkpoint's
+// version (-1 when the log has none) and, when its writer recorded them,
+// its action and add counts.
+type checkpointRef struct {
+	Version     int64  `json:"version"`
+	Size        int64  `json:"size"`
+	NumAddFiles *int64 `json:"numOfAddFiles"`
 }
 
-// writeCheckpoint writes the checkpoint of st's version and then points
-// _last_checkpoint at it. Both go through a temporary file renamed into
-// place, so a reader never sees a partial file.
-func writeCheckpoint(dir string, st *tableState, fsync bool) error {
-	if st.protocol == nil || st.meta == nil {
-		return fmt.Errorf("write checkpoint: state has no protocol or metaData")
-	}
-	rs := checkpointRows(st)
-	final := checkpointPath(dir, st.version)
-	size, err := writeAtomic(final, fsync, func(w io.Writer) error {
-		pw := parquet.NewGenericWriter[cpRow](w, parquet.Compression(&parquet.Snappy))
-		if _, err := pw.Write(rs); err != nil {
-			return fmt.Errorf("write checkpoint rows: %w", err)
-		}
-		return pw.Close()
-	})
-	if err != nil {
-		return fmt.Errorf("write checkpoint %d: %w", st.version, err)
-	}
-	lc, err := json.Marshal(lastCheckpoint{Version: st.version, Size: int64(len(rs)),
-		SizeInBytes: size, NumAddFiles: int64(len(st.files))})
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", lastCheckpointName, err)
-	}
-	_, err = writeAtomic(filepath.Join(dir, logDirName, lastCheckpointName), fsync, func(w io.Writer) error {
-		_, err := w.Write(lc)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("write %s: %w", lastCheckpointName, err)
-	}
-	return nil
-}
-
-// writeAtomic writes a file through a temporary file in the same directory
-// renamed over name; it returns the size written.
-func writeAtomic(name string, fsync bool, write func(io.Writer) error) (int64, error) {
-	f, err := os.CreateTemp(filepath.Dir(name), ".checkpoint-*.tmp")
-	if err != nil {
-		return 0, err
-	}
-	tmp := f.Name()
-	fail := func(err error) (int64, error) {
-		_ = f.Close()
-		_ = os.Remove(tmp)
-		return 0, err
-	}
-	if err := write(f); err != nil {
-		return fail(err)
-	}
-	if fsync {
-		if err := f.Sync(); err != nil {
-			return fail(err)
-		}
-	}
-	info, err := f.Stat()
-	if err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		_ = os.Remove(tmp)
-		return 0, err
-	}
-	if err := os.Rename(tmp, name); err != nil {
-		_ = os.Remove(tmp)
-		return 0, err
-	}
-	return info.Size(), nil
-}
-
-// readLastCheckpoint returns the version _last_checkpoint names, or -1
-// when the log has none.
-func readLastCheckpoint(dir string) (int64, error) {
+// readLastCheckpoint reads _last_checkpoint; Version is -1 without one.
+func readLastCheckpoint(dir string) (checkpointRef, error) {
+	ref := checkpointRef{Version: -1}
 	data, err := os.ReadFile(filepath.Join(dir, logDirName, lastCheckpointName))
 	if errors.Is(err, fs.ErrNotExist) {
-		return -1, nil
+		return ref, nil
 	}
 	if err != nil {
-		return -1, fmt.Errorf("read %s: %w", lastCheckpointName, err)
+		return ref, fmt.Errorf("read %s: %w", lastCheckpointName, err)
 	}
-	var lc lastCheckpoint
-	if err := json.Unmarshal(data, &lc); err != nil {
-		return -1, fmt.Errorf("parse %s: %w", lastCheckpointName, err)
+	if err := json.Unmarshal(data, &ref); err != nil {
+		return checkpointRef{Version: -1}, fmt.Errorf("parse %s: %w", lastCheckpointName, err)
 	}
-	return lc.Version, nil
+	return ref, nil
 }
 
 // readCheckpoint reads the checkpoint of version into a state.
 func readCheckpoint(dir string, version int64) (tableState, error) {
-	st := newTableState()
+	st, _, _, err := readCheckpointRows(dir, version, -1)
+	return st, err
+}
+
+// readCheckpointHead reads only the first rows of a checkpoint, as many
+// as it has actions other than add (ref's size minus its add count): this
+// package writes protocol, metaData and txns first, so when none of those
+// rows is an add they are the whole state but the files, which stay in the
+// checkpoint (baseCP) until a new checkpoint needs them. ok is false when
+// the head cannot be read that way (a checkpoint ordered otherwise, or a
+// _last_checkpoint without counts). When the head is the checkpoint's
+// first row group, as this package writes it, the next checkpoint can copy
+// the others (baseCopyable).
+func readCheckpointHead(dir string, ref checkpointRef) (st tableState, ok bool, err error) {
+	if ref.NumAddFiles == nil || ref.Size-*ref.NumAddFiles < 2 {
+		return st, false, nil
+	}
+	head := ref.Size - *ref.NumAddFiles
+	st, sawAdd, rg0, err := readCheckpointRows(dir, ref.Version, head)
+	if err != nil || sawAdd {
+		return st, false, err
+	}
+	st.baseCP, st.baseCopyable = ref.Version, rg0 == head
+	return st, true, nil
+}
+
+// readCheckpointRows reads the first limit rows of the checkpoint of
+// version (all of them when limit < 0) into a state, and reports whether
+// an add was among them and how many rows its first row group has.
+func readCheckpointRows(dir string, version, limit int64) (st tableState, sawAdd bool, rg0 int64, err error) {
+	st = newTableState()
 	f, err := os.Open(checkpointPath(dir, version))
 	if err != nil {
-		return st, fmt.Errorf("open checkpoint %d: %w", version, err)
+		return st, false, 0, fmt.Errorf("open checkpoint %d: %w", version, err)
 	}
 	defer f.Close()
-	r := parquet.NewGenericReader[cpRow](f)
-	defer r.Close()
-	buf := make([]cpRow, 256)
-	for {
-		n, err := r.Read(buf)
-		for i := range buf[:n] {
-			if aerr := st.applyCheckpointRow(&buf[i]); aerr != nil {
-				return st, fmt.Errorf("checkpoint %d: %w", version, aerr)
-			}
-			buf[i] = cpRow{}
-		}
-		if errors.Is(err, io.EOF) {
+	info, err := f.Stat()
+	if err != nil {
+		return st, false, 0, fmt.Errorf("open checkpoint %d: %w", version, err)
+	}
+	pf, err := parquet.OpenFile(f, info.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return st, false, 0, fmt.Errorf("open checkpoint %d: %w", version, err)
+	}
+	read := int64(0)
+	if rgs := pf.RowGroups(); len(rgs) > 0 {
+		rg0 = rgs[0].NumRows()
+	}
+	for _, rg := range pf.RowGroups() {
+		if limit >= 0 && read >= limit {
 			break
 		}
+		n, saw, err := st.readRowGroup(rg, limit-read, limit >= 0)
+		read, sawAdd = read+n, sawAdd || saw
 		if err != nil {
-			return st, fmt.Errorf("read checkpoint %d: %w", version, err)
+			return st, sawAdd, rg0, fmt.Errorf("read checkpoint %d: %w", version, err)
 		}
 	}
 	if st.protocol == nil || st.meta == nil {
-		return st, fmt.Errorf("checkpoint %d has no protocol or metaData", version)
+		return st, sawAdd, rg0, fmt.Errorf("checkpoint %d has no protocol or metaData", version)
 	}
 	st.version = version
-	return st, nil
+	return st, sawAdd, rg0, nil
+}
+
+// readRowGroup applies the rows of one row group of a checkpoint, at most
+// limit of them when limited; it returns how many it read and whether an
+// add was among them.
+func (s *tableState) readRowGroup(rg parquet.RowGroup, limit int64, limited bool) (n int64, sawAdd bool, err error) {
+	defer func() { // parquet-go panics on a schema it cannot convert
+		if p := recover(); p != nil {
+			err = fmt.Errorf("checkpoint schema: %v", p)
+		}
+	}()
+	r := parquet.NewGenericRowGroupReader[cpRow](rg)
+	defer r.Close()
+	buf := make([]cpRow, 256)
+	for !limited || n < limit {
+		want := int64(len(buf))
+		if limited {
+			want = min(want, limit-n)
+		}
+		got, rerr := r.Read(buf[:want])
+		n += int64(got)
+		for i := range buf[:got] {
+			sawAdd = sawAdd || buf[i].Add != nil
+			if err := s.applyCheckpointRow(&buf[i]); err != nil {
+				return n, sawAdd, err
+			}
+			buf[i] = cpRow{}
+		}
+		if errors.Is(rerr, io.EOF) {
+			break
+		}
+		if rerr != nil {
+			return n, sawAdd, rerr
+		}
+	}
+	return n, sawAdd, nil
+}
+
+// completeFiles loads the add actions of the checkpoint the state started
+// from, when it started from one's head, so that files is complete.
+func (s *tableState) completeFiles(dir string) error {
+	if s.baseCP < 0 {
+		return nil
+	}
+	base, err := readCheckpoint(dir, s.baseCP)
+	if err != nil {
+		return err
+	}
+	files := make(map[string]*addAction, len(base.files)+len(s.files))
+	order := make([]string, 0, len(base.files)+len(s.order))
+	for _, a := range base.liveAdds() {
+		if s.files[a.Path] == nil && !s.baseRemoved[a.Path] {
+			files[a.Path] = a
+			order = append(order, a.Path)
+		}
+	}
+	for _, a := range s.liveAdds() {
+		files[a.Path] = a
+		order = append(order, a.Path)
+	}
+	s.files, s.order, s.baseCP, s.baseRemoved, s.baseCopyable = files, order, -1, nil, false
+	return nil
 }
 
 // applyCheckpointRow adds one checkpoint action to the state.
@@ -229,8 +231,8 @@ func (t *Table) maybeCheckpoint(version int64) {
 	if version <= 0 || version%checkpointInterval != 0 {
 		return
 	}
-	t.stMu.RLock()
-	defer t.stMu.RUnlock()
+	t.stMu.Lock()
+	defer t.stMu.Unlock()
 	if t.st.version != version {
 		return
 	}
@@ -238,14 +240,18 @@ func (t *Table) maybeCheckpoint(version int64) {
 }
 
 // loadLatestCheckpoint starts an empty state from the checkpoint that
-// _last_checkpoint names, when there is one; a missing or unreadable
-// checkpoint leaves the state empty, to be replayed from version 0.
+// _last_checkpoint names, when there is one, reading only its head when it
+// can; a missing or unreadable checkpoint leaves the state empty, to be
+// replayed from version 0.
 func (t *Table) loadLatestCheckpoint() error {
-	v, err := readLastCheckpoint(t.dir)
-	if err != nil || v < 0 {
+	ref, err := readLastCheckpoint(t.dir)
+	if err != nil || ref.Version < 0 {
 		return err
 	}
-	st, err := readCheckpoint(t.dir, v)
+	st, ok, err := readCheckpointHead(t.dir, ref)
+	if err == nil && !ok {
+		st, err = readCheckpoint(t.dir, ref.Version)
+	}
 	if err != nil {
 		if _, err0 := os.Stat(commitPath(t.dir, 0)); err0 == nil {
 			return nil // replay the JSON commits instead

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/fabrictest/fabrictest/emulator/delta"
 )
 
@@ -113,4 +115,82 @@ func TestWriterAndReadersStartFromTheCheckpoint(t *testing.T) {
 	if v := rs.Txns["drain"]; v == nil || *v != 30 {
 		t.Errorf("delta-rs txn version of drain = %v, want 30", v)
 	}
+}
+
+// Over many checkpoints, each copies the previous one's add row groups and
+// re-encodes only the new adds (merging small trailing row groups): the
+// checkpoint stays complete and correct, with few row groups.
+func TestIncrementalCheckpointsStayComplete(t *testing.T) {
+	dir := tableDir(t)
+	tbl := mustOpen(t, dir, delta.WithoutFsync())
+	appendN(t, tbl, 0, 45)
+	tbl = mustOpen(t, dir, delta.WithoutFsync()) // a writer that read only the head
+	appendN(t, tbl, 45, 126)                     // versions 45..170
+	if lc := lastCheckpoint(t, dir); lc["version"] != 170 || lc["numOfAddFiles"] != 171 || lc["size"] != 174 {
+		t.Errorf("_last_checkpoint = %v, want version 170, 171 adds, size 174", lc)
+	}
+	if n := checkpointRowGroups(t, dir, 170); n > 9 {
+		t.Errorf("checkpoint 170 has %d row groups; want O(log n)", n)
+	}
+	full := checkTable(t, dir)
+	state, cp, err := delta.ReadState(dir)
+	if err != nil || cp != 170 {
+		t.Fatalf("ReadState: checkpoint %d, %v", cp, err)
+	}
+	if fmt.Sprint(filePaths(state.Files)) != fmt.Sprint(filePaths(full.Files)) || len(state.Files) != 171 {
+		t.Errorf("ReadState has %d files, ReadTable %d", len(state.Files), len(full.Files))
+	}
+}
+
+// A remove (written here as another writer would, e.g. a compaction)
+// makes the next checkpoint a full rewrite without the removed file.
+func TestCheckpointAfterARemove(t *testing.T) {
+	dir := tableDir(t)
+	tbl := mustOpen(t, dir, delta.WithoutFsync())
+	appendN(t, tbl, 0, 12) // checkpoint at 10; versions 0..11
+	snap, err := delta.ReadTable(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := snap.Files[3].Path
+	remove := fmt.Sprintf(`{"commitInfo":{"timestamp":1714521600000,"operation":"DELETE","operationParameters":{}}}`+"\n"+
+		`{"remove":{"path":%q,"deletionTimestamp":1714521600000,"dataChange":true}}`+"\n", gone)
+	if err := os.WriteFile(filepath.Join(dir, "_delta_log", fmt.Sprintf("%020d.json", 12)), []byte(remove), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	appendN(t, tbl, 13, 8) // versions 13..20: a checkpoint at 20
+	state, cp, err := delta.ReadState(dir)
+	if err != nil || cp != 20 {
+		t.Fatalf("ReadState: checkpoint %d, %v", cp, err)
+	}
+	for _, f := range state.Files {
+		if f.Path == gone {
+			t.Errorf("the checkpoint still adds the removed file %s", gone)
+		}
+	}
+	if len(state.Files) != 19 { // 12 + 8 added, 1 removed
+		t.Errorf("ReadState has %d files, want 19", len(state.Files))
+	}
+	if n := checkpointRowGroups(t, dir, 20); n != 2 {
+		t.Errorf("checkpoint 20 has %d row groups, want 2 (head, adds: a full rewrite)", n)
+	}
+	rs := readWithDeltaRSOpts(t, map[string]any{"path": dir, "apps": []string{"drain"}, "latest_only": true})
+	if rs.Version != 20 || rs.CountSQL != 19 || len(rs.Adds) != 19 {
+		t.Errorf("delta-rs sees version %d, COUNT %d, %d adds; want 20, 19, 19", rs.Version, rs.CountSQL, len(rs.Adds))
+	}
+}
+
+func checkpointRowGroups(t *testing.T, dir string, version int) int {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "_delta_log", fmt.Sprintf("%020d.checkpoint.parquet", version)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	info, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, info.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(pf.RowGroups())
 }

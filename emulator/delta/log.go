@@ -170,10 +170,19 @@ type tableState struct {
 	// added (order may name removed paths, skipped by liveAdds).
 	files map[string]*addAction
 	order []string
+	// baseCP is the checkpoint whose add actions files lacks (the writer
+	// reads only the head of a checkpoint when it opens a table), -1 when
+	// files is complete; baseRemoved names the files removed since.
+	baseCP      int64
+	baseRemoved map[string]bool
+	// baseCopyable says the add row groups of checkpoint baseCP can be
+	// copied verbatim into the next checkpoint (its head is a row group
+	// of its own).
+	baseCopyable bool
 }
 
 func newTableState() tableState {
-	return tableState{version: -1, txns: map[string]int64{}, files: map[string]*addAction{}}
+	return tableState{version: -1, txns: map[string]int64{}, files: map[string]*addAction{}, baseCP: -1}
 }
 
 // liveAdds returns the live add actions in the order they were added.
@@ -200,6 +209,12 @@ func (s *tableState) addFile(a *addAction) {
 // removeFile forgets a file; order is compacted when mostly dead.
 func (s *tableState) removeFile(path string) {
 	delete(s.files, path)
+	if s.baseCP >= 0 {
+		if s.baseRemoved == nil {
+			s.baseRemoved = map[string]bool{}
+		}
+		s.baseRemoved[path] = true
+	}
 	if len(s.order) > 64 && len(s.order) > 2*len(s.files) {
 		live := s.order[:0]
 		for _, p := range s.order {

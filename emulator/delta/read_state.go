@@ -16,7 +16,8 @@ import (
 // lists carry its version. Checkpoint is the version the read started
 // from, -1 without a checkpoint. Rows is nil.
 func ReadState(dir string) (*Snapshot, int64, error) {
-	cp, err := readLastCheckpoint(dir)
+	ref, err := readLastCheckpoint(dir)
+	cp := ref.Version
 	if err != nil {
 		return nil, -1, fmt.Errorf("read delta table state %s: %w", dir, err)
 	}
