@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -77,8 +78,20 @@ func (s *scaleEnv) add(ws, lakehouse, dir string, n int) {
 }
 
 // idleCPU is the process's CPU time over idleWindow as a share of one
-// core, in percent.
-func idleCPU() float64 {
+// core, in percent. With FABRICTEST_IDLE_PROFILE set to a path, the window
+// is also CPU-profiled there (the last sub-benchmark's profile stays).
+func idleCPU(b *testing.B) float64 {
+	if path := os.Getenv("FABRICTEST_IDLE_PROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			b.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	c0, t0 := processCPU(), time.Now()
 	time.Sleep(idleWindow)
 	return 100 * float64(processCPU()-c0) / float64(time.Since(t0))
@@ -123,7 +136,7 @@ func BenchmarkIdleEventstreams(b *testing.B) {
 					setup := time.Since(t0)
 					time.Sleep(time.Second) // let the drains settle into waiting
 					rss := rssMB(b)
-					cpu := idleCPU()
+					cpu := idleCPU(b)
 					deliver := s.deliverOne(b)
 					b.ReportMetric(setup.Seconds(), "setup-s")
 					b.ReportMetric(rss, "idle-RSS-MB")
