@@ -13,8 +13,8 @@ import (
 // one), then only the JSON commits after it. Version, TableID, Schema,
 // Files and Txns are those of the latest version; Commits describes only
 // the commits read after the checkpoint, and the files the checkpoint
-// lists carry its version. Checkpoint is the version the read started
-// from, -1 without a checkpoint. Rows is nil.
+// lists carry its version; Rows is nil. The second result is the version
+// of the checkpoint the read started from, -1 without one.
 func ReadState(dir string) (*Snapshot, int64, error) {
 	ref, err := readLastCheckpoint(dir)
 	cp := ref.Version

@@ -37,9 +37,10 @@ type Table struct {
 
 // Open opens the Delta table whose root is dir, or prepares to create it:
 // a directory without a log becomes a table at the first Append (version
-// 0). Nothing is written by Open. It fails on a log it cannot continue: one
-// that does not start at version 0, or whose protocol needs features
-// beyond reader 1 / writer 2.
+// 0). Nothing is written by Open. It reads the log from its latest
+// checkpoint (see Checkpoints in the package documentation). It fails on a
+// log it cannot continue: one without version 0 and without a readable
+// checkpoint, or whose protocol needs features beyond reader 1 / writer 2.
 func Open(dir string, opts ...Option) (*Table, error) {
 	o := defaultOptions()
 	for _, opt := range opts {

@@ -50,8 +50,9 @@ func (s samples) values(bench, unit string) []float64 {
 	return s[bench][unit]
 }
 
-// ratios pairs the k-th value of a with the k-th of b (the same
-// repetition, so the same run of the machine) and returns each a/b.
+// ratios pairs the k-th value of a with the k-th of b (the k-th
+// repetitions, which one go test run makes minutes apart at most) and
+// returns each a/b.
 func (s samples) ratios(a, b, unit string) []float64 {
 	x, y := s.values(a, unit), s.values(b, unit)
 	out := make([]float64, 0, min(len(x), len(y)))
