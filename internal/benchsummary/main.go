@@ -46,6 +46,12 @@ func summarize(w io.Writer, s samples, ts []target) {
 	fmt.Fprintln(tw, "figure\tmedian\truns\tbaseline\tratio\ttarget\tverdict")
 	met := 0
 	for _, t := range ts {
+		if t.baselineValues != nil {
+			t.baseline = "no data"
+			if b, ok := median(t.baselineValues(s)); ok {
+				t.baseline = t.format(b) + " (this run)"
+			}
+		}
 		vs := t.values(s)
 		m, ok := median(vs)
 		if !ok {
