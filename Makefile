@@ -93,7 +93,8 @@ test-witness: kafka-image
 # Each benchmark does a second or more of work per run and runs BENCH_COUNT
 # times; the output goes to BENCH_OUT, and the summary table at the end
 # (internal/benchsummary) takes each figure's median over the runs and sets
-# it beside issue 19's baseline and target.
+# it beside issue 19's baseline and target. The drain runs in a process of
+# its own each time: its peak RSS is the process's.
 BENCH_COUNT ?= 3
 BENCH_OUT   ?= $(CURDIR)/.cache/bench.txt
 BENCH       = $(GO) test -run '^$$' -count $(BENCH_COUNT) -timeout 60m
@@ -101,7 +102,10 @@ BENCH       = $(GO) test -run '^$$' -count $(BENCH_COUNT) -timeout 60m
 bench: kafka-image
 	mkdir -p $(dir $(BENCH_OUT)) && : > $(BENCH_OUT)
 	$(BENCH) -bench 'Ratios' -benchtime 1s ./emulator/ | tee -a $(BENCH_OUT)
-	$(BENCH) -bench 'IdleRSS|DrainToDelta|IdleEventstreams' -benchtime 1x ./emulator/ | tee -a $(BENCH_OUT)
+	$(BENCH) -bench 'IdleRSS|IdleEventstreams' -benchtime 1x ./emulator/ | tee -a $(BENCH_OUT)
+	for i in $$(seq $(BENCH_COUNT)); do \
+		$(GO) test -run '^$$' -count 1 -timeout 60m -bench DrainToDelta -benchtime 1x ./emulator/ | tee -a $(BENCH_OUT); \
+	done
 	$(BENCH) -bench 'AppendMillionRows|CheckpointedLog' -benchtime 1x ./emulator/delta/ | tee -a $(BENCH_OUT)
 	$(BENCH) -bench 'Checkpoint(Write|Read)10k' -benchtime 1s ./emulator/delta/ | tee -a $(BENCH_OUT)
 	$(BENCH) -bench GatewayRatio -benchtime 1s ./emulator/internal/gateway/ | tee -a $(BENCH_OUT)

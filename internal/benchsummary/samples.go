@@ -21,7 +21,11 @@ var procsSuffix = regexp.MustCompile(`-\d+$`)
 // read parses `go test -bench` output; lines that are not benchmark
 // results (test logs, PASS, ok) are skipped.
 func (s samples) read(r io.Reader, name string) error {
-	br := benchfmt.NewReader(r, name)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
+	}
+	br := benchfmt.NewReader(bytes.NewReader(rejoin(data)), name)
 	for br.Scan() {
 		res, ok := br.Result().(*benchfmt.Result)
 		if !ok {
@@ -43,6 +47,33 @@ func (s samples) read(r io.Reader, name string) error {
 		return fmt.Errorf("read %s: %w", name, err)
 	}
 	return nil
+}
+
+var (
+	strayName = regexp.MustCompile(`^(Benchmark\S+)\s+\D`)    // a name, then a benchmark's own output
+	orphan    = regexp.MustCompile(`^\s+\d+\s+[-+.\deE]+ \S`) // iterations and values without a name
+)
+
+// rejoin puts a result line back together when the benchmark printed to
+// stdout between go test's name and its figures: the name line gets the
+// figures of the next line that has no name.
+func rejoin(data []byte) []byte {
+	lines := bytes.Split(data, []byte("\n"))
+	var out [][]byte
+	var pending []byte
+	for _, l := range lines {
+		if m := strayName.FindSubmatch(l); m != nil {
+			pending = m[1]
+			out = append(out, l)
+			continue
+		}
+		if pending != nil && orphan.Match(l) {
+			l = append(append(append([]byte(nil), pending...), ' '), l...)
+			pending = nil
+		}
+		out = append(out, l)
+	}
+	return bytes.Join(out, []byte("\n"))
 }
 
 // values returns what bench reported in unit, one per repetition.
