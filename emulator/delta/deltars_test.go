@@ -114,14 +114,21 @@ type rsView struct {
 // readWithDeltaRS asks the helper process to read the table at dir.
 func readWithDeltaRS(t testing.TB, dir string, apps []string) *rsView {
 	t.Helper()
+	return readWithDeltaRSOpts(t, map[string]any{"path": dir, "apps": apps})
+}
+
+// readWithDeltaRSOpts sends a request with options to the helper process.
+func readWithDeltaRSOpts(t testing.TB, req map[string]any) *rsView {
+	t.Helper()
+	dir := req["path"]
 	pyReader.once.Do(func() { pyReader.err = startReader() })
 	if pyReader.err != nil {
 		t.Fatalf("delta-rs reader: %v", pyReader.err)
 	}
 	pyReader.mu.Lock()
 	defer pyReader.mu.Unlock()
-	req, _ := json.Marshal(map[string]any{"path": dir, "apps": apps})
-	if _, err := pyReader.in.Write(append(req, '\n')); err != nil {
+	line0, _ := json.Marshal(req)
+	if _, err := pyReader.in.Write(append(line0, '\n')); err != nil {
 		t.Fatalf("delta-rs reader: write request: %v; stderr: %s; %s", err, pyReader.stderr, installHint)
 	}
 	line, err := pyReader.out.ReadBytes('\n')

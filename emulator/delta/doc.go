@@ -19,6 +19,22 @@
 // re-checks its txns and schema, and takes the next version. Nothing is ever
 // written outside the table's root.
 //
+// # Checkpoints
+//
+// Every 10th version (the Delta protocol's default checkpoint interval) the
+// writer that committed it also writes a classic single-file checkpoint,
+// _delta_log/<version>.checkpoint.parquet, holding the table's state as
+// protocol, metaData, txn and add actions (add.stats as the JSON string),
+// then _delta_log/_last_checkpoint naming it. Open and ReadState start from
+// the checkpoint _last_checkpoint names and read only the later JSON
+// commits; Open reads only the checkpoint's first row group (every action
+// but the adds), so opening a table costs the same at version 10,000 as at
+// 100. Each checkpoint copies the previous one's add row groups verbatim and
+// encodes only the adds since (merging trailing row groups no larger than
+// them), so writing one stays cheap as files accumulate. A checkpoint that
+// cannot be written leaves the commit standing: readers then replay more
+// JSON commits.
+//
 // Txn actions make appends idempotent: an Append whose Txn version is not
 // above the version the table records for that app id writes nothing and
 // returns ErrTxnCommitted, and TxnVersion tells a restarted writer where to

@@ -166,10 +166,64 @@ type tableState struct {
 	meta     *metaDataAction
 	schema   Schema
 	txns     map[string]int64
+	// files are the live add actions by path, in the order they were
+	// added (order may name removed paths, skipped by liveAdds).
+	files map[string]*addAction
+	order []string
+	// baseCP is the checkpoint whose add actions files lacks (the writer
+	// reads only the head of a checkpoint when it opens a table), -1 when
+	// files is complete; baseRemoved names the files removed since.
+	baseCP      int64
+	baseRemoved map[string]bool
+	// baseCopyable says the add row groups of checkpoint baseCP can be
+	// copied verbatim into the next checkpoint (its head is a row group
+	// of its own).
+	baseCopyable bool
 }
 
 func newTableState() tableState {
-	return tableState{version: -1, txns: map[string]int64{}}
+	return tableState{version: -1, txns: map[string]int64{}, files: map[string]*addAction{}, baseCP: -1}
+}
+
+// liveAdds returns the live add actions in the order they were added.
+func (s *tableState) liveAdds() []*addAction {
+	out := make([]*addAction, 0, len(s.files))
+	seen := make(map[string]bool, len(s.files))
+	for _, p := range s.order {
+		if a, ok := s.files[p]; ok && !seen[p] {
+			seen[p] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// addFile records a live file.
+func (s *tableState) addFile(a *addAction) {
+	if _, ok := s.files[a.Path]; !ok {
+		s.order = append(s.order, a.Path)
+	}
+	s.files[a.Path] = a
+}
+
+// removeFile forgets a file; order is compacted when mostly dead.
+func (s *tableState) removeFile(path string) {
+	delete(s.files, path)
+	if s.baseCP >= 0 {
+		if s.baseRemoved == nil {
+			s.baseRemoved = map[string]bool{}
+		}
+		s.baseRemoved[path] = true
+	}
+	if len(s.order) > 64 && len(s.order) > 2*len(s.files) {
+		live := s.order[:0]
+		for _, p := range s.order {
+			if _, ok := s.files[p]; ok {
+				live = append(live, p)
+			}
+		}
+		s.order = live
+	}
 }
 
 // apply moves the state to version by the actions of its commit.
@@ -188,6 +242,10 @@ func (s *tableState) apply(version int64, acts []action) error {
 			s.meta, s.schema = &m, schema
 		case a.Txn != nil:
 			s.txns[a.Txn.AppID] = a.Txn.Version
+		case a.Add != nil:
+			s.addFile(a.Add)
+		case a.Remove != nil:
+			s.removeFile(a.Remove.Path)
 		}
 	}
 	s.version = version

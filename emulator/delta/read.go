@@ -99,9 +99,7 @@ func readLog(dir string) (*Snapshot, error) {
 	if len(versions) == 0 {
 		return nil, fmt.Errorf("no commits in %s: %w", logDirName, os.ErrNotExist)
 	}
-	snap := &Snapshot{Txns: map[string]int64{}}
-	live := map[string]int{} // path → index in files
-	var files []File
+	rp := newReplay()
 	for i, v := range versions {
 		if v != int64(i) {
 			return nil, fmt.Errorf("log versions are not contiguous from 0: missing version %d", i)
@@ -110,61 +108,94 @@ func readLog(dir string) (*Snapshot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read version %d: %w", v, err)
 		}
-		c := Commit{Version: v}
-		for _, a := range acts {
-			switch {
-			case a.CommitInfo != nil:
-				c.Timestamp = time.UnixMilli(a.CommitInfo.Timestamp).UTC()
-				c.Operation = a.CommitInfo.Operation
-				c.OperationParameters = a.CommitInfo.OperationParameters
-				c.EngineInfo = a.CommitInfo.EngineInfo
-			case a.Protocol != nil:
-				if a.Protocol.MinReaderVersion > 1 {
-					return nil, fmt.Errorf("version %d: reader version %d is not supported", v, a.Protocol.MinReaderVersion)
-				}
-			case a.MetaData != nil:
-				var s Schema
-				if err := json.Unmarshal([]byte(a.MetaData.SchemaString), &s); err != nil {
-					return nil, fmt.Errorf("version %d: parse schemaString: %w", v, err)
-				}
-				if len(a.MetaData.PartitionColumns) > 0 {
-					return nil, fmt.Errorf("version %d: partitioned tables are not supported", v)
-				}
-				snap.Schema, snap.TableID = s, a.MetaData.ID
-				c.SchemaChanged = true
-			case a.Txn != nil:
-				snap.Txns[a.Txn.AppID] = a.Txn.Version
-				c.Txns = append(c.Txns, Txn{AppID: a.Txn.AppID, Version: a.Txn.Version})
-			case a.Add != nil:
-				n, err := numRecords(a.Add.Stats)
-				if err != nil {
-					return nil, fmt.Errorf("version %d: add %s: %w", v, a.Add.Path, err)
-				}
-				if n > 0 {
-					c.AddedRows += n
-				}
-				c.AddedFiles++
-				live[a.Add.Path] = len(files)
-				files = append(files, File{Path: a.Add.Path, Version: v, Size: a.Add.Size, NumRecords: n, Stats: a.Add.Stats})
-			case a.Remove != nil:
-				if i, ok := live[a.Remove.Path]; ok {
-					files[i].Path = ""
-					delete(live, a.Remove.Path)
-				}
-			}
+		if err := rp.commit(v, acts); err != nil {
+			return nil, err
 		}
-		if v == 0 && !c.SchemaChanged {
-			return nil, fmt.Errorf("version 0 has no metaData action")
-		}
-		snap.Commits = append(snap.Commits, c)
-		snap.Version = v
 	}
-	for _, f := range files {
+	return rp.finish(), nil
+}
+
+// replay builds a snapshot commit by commit.
+type replay struct {
+	snap  *Snapshot
+	live  map[string]int // path → index in files
+	files []File
+}
+
+func newReplay() *replay {
+	return &replay{snap: &Snapshot{Txns: map[string]int64{}}, live: map[string]int{}}
+}
+
+// commit applies the actions of version v.
+func (rp *replay) commit(v int64, acts []action) error {
+	c := Commit{Version: v}
+	for _, a := range acts {
+		if err := rp.action(v, a, &c); err != nil {
+			return err
+		}
+	}
+	if v == 0 && !c.SchemaChanged {
+		return fmt.Errorf("version 0 has no metaData action")
+	}
+	rp.snap.Commits = append(rp.snap.Commits, c)
+	rp.snap.Version = v
+	return nil
+}
+
+// action applies one action of version v, described into c.
+func (rp *replay) action(v int64, a action, c *Commit) error {
+	snap := rp.snap
+	switch {
+	case a.CommitInfo != nil:
+		c.Timestamp = time.UnixMilli(a.CommitInfo.Timestamp).UTC()
+		c.Operation = a.CommitInfo.Operation
+		c.OperationParameters = a.CommitInfo.OperationParameters
+		c.EngineInfo = a.CommitInfo.EngineInfo
+	case a.Protocol != nil:
+		if a.Protocol.MinReaderVersion > 1 {
+			return fmt.Errorf("version %d: reader version %d is not supported", v, a.Protocol.MinReaderVersion)
+		}
+	case a.MetaData != nil:
+		var s Schema
+		if err := json.Unmarshal([]byte(a.MetaData.SchemaString), &s); err != nil {
+			return fmt.Errorf("version %d: parse schemaString: %w", v, err)
+		}
+		if len(a.MetaData.PartitionColumns) > 0 {
+			return fmt.Errorf("version %d: partitioned tables are not supported", v)
+		}
+		snap.Schema, snap.TableID = s, a.MetaData.ID
+		c.SchemaChanged = true
+	case a.Txn != nil:
+		snap.Txns[a.Txn.AppID] = a.Txn.Version
+		c.Txns = append(c.Txns, Txn{AppID: a.Txn.AppID, Version: a.Txn.Version})
+	case a.Add != nil:
+		n, err := numRecords(a.Add.Stats)
+		if err != nil {
+			return fmt.Errorf("version %d: add %s: %w", v, a.Add.Path, err)
+		}
+		if n > 0 {
+			c.AddedRows += n
+		}
+		c.AddedFiles++
+		rp.live[a.Add.Path] = len(rp.files)
+		rp.files = append(rp.files, File{Path: a.Add.Path, Version: v, Size: a.Add.Size, NumRecords: n, Stats: a.Add.Stats})
+	case a.Remove != nil:
+		if i, ok := rp.live[a.Remove.Path]; ok {
+			rp.files[i].Path = ""
+			delete(rp.live, a.Remove.Path)
+		}
+	}
+	return nil
+}
+
+// finish returns the snapshot with its live files.
+func (rp *replay) finish() *Snapshot {
+	for _, f := range rp.files {
 		if f.Path != "" {
-			snap.Files = append(snap.Files, f)
+			rp.snap.Files = append(rp.snap.Files, f)
 		}
 	}
-	return snap, nil
+	return rp.snap
 }
 
 // numRecords returns the numRecords of an add's stats, -1 without stats.

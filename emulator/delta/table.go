@@ -37,9 +37,10 @@ type Table struct {
 
 // Open opens the Delta table whose root is dir, or prepares to create it:
 // a directory without a log becomes a table at the first Append (version
-// 0). Nothing is written by Open. It fails on a log it cannot continue: one
-// that does not start at version 0, or whose protocol needs features
-// beyond reader 1 / writer 2.
+// 0). Nothing is written by Open. It reads the log from its latest
+// checkpoint (see Checkpoints in the package documentation). It fails on a
+// log it cannot continue: one without version 0 and without a readable
+// checkpoint, or whose protocol needs features beyond reader 1 / writer 2.
 func Open(dir string, opts ...Option) (*Table, error) {
 	o := defaultOptions()
 	for _, opt := range opts {
@@ -55,7 +56,7 @@ func Open(dir string, opts ...Option) (*Table, error) {
 			return nil, fmt.Errorf("open delta table %s: %w", dir, err)
 		}
 		if len(versions) > 0 || checkpoints {
-			return nil, fmt.Errorf("open delta table %s: log has no version 0 (checkpoints are not supported)", dir)
+			return nil, fmt.Errorf("open delta table %s: log has no version 0 and no readable checkpoint", dir)
 		}
 	}
 	if err := t.st.writable(); err != nil {
@@ -202,6 +203,7 @@ func (t *Table) appendStaged(ctx context.Context, batch []rows.Row, ao *appendOp
 			if err = errors.Join(err, applyErr); err != nil {
 				return version, fmt.Errorf("append: committed version %d: %w", version, err)
 			}
+			t.maybeCheckpoint(version)
 			return version, nil
 		}
 		if !errors.Is(err, errVersionTaken) {
@@ -318,9 +320,14 @@ func (t *Table) state() tableState {
 	return st
 }
 
-// refresh applies the commits written since the cached version. Callers
-// hold t.mu.
+// refresh applies the commits written since the cached version, starting
+// from the latest checkpoint when nothing is cached. Callers hold t.mu.
 func (t *Table) refresh() error {
+	if t.Version() < 0 {
+		if err := t.loadLatestCheckpoint(); err != nil {
+			return err
+		}
+	}
 	for {
 		next := t.Version() + 1
 		acts, err := readCommit(t.dir, next)

@@ -62,6 +62,7 @@ func (p *Pool) fetchFor(ctx context.Context, ws []*want) int {
 		}
 	}
 	reqs := map[int32]*kmsg.FetchRequest{}
+	topicAt := map[int32]map[string]int{} // leader → topic → index in its request
 	failed := map[string]error{}
 	for topic, parts := range low {
 		leaders, err := p.leadersOf(ctx, topic)
@@ -75,7 +76,7 @@ func (p *Pool) fetchFor(ctx context.Context, ws []*want) int {
 				failed[topic] = fmt.Errorf("topic %s has no partition %d", topic, part)
 				continue
 			}
-			addPartition(reqs, leader, topic, part, o)
+			addPartition(reqs, topicAt, leader, topic, part, o)
 		}
 	}
 	got, errs := p.send(ctx, reqs, low)
@@ -85,7 +86,10 @@ func (p *Pool) fetchFor(ctx context.Context, ws []*want) int {
 	return p.answer(ws, low, got, errs)
 }
 
-func addPartition(reqs map[int32]*kmsg.FetchRequest, leader int32, topic string, part int32, offset int64) {
+// addPartition adds a partition to the request for its leader; topicAt
+// indexes each request's topics (a scan of them made a fetch over many
+// topics quadratic).
+func addPartition(reqs map[int32]*kmsg.FetchRequest, topicAt map[int32]map[string]int, leader int32, topic string, part int32, offset int64) {
 	req := reqs[leader]
 	if req == nil {
 		req = kmsg.NewPtrFetchRequest()
@@ -94,18 +98,16 @@ func addPartition(reqs map[int32]*kmsg.FetchRequest, leader int32, topic string,
 		req.MaxBytes = fetchMaxBytes
 		req.IsolationLevel = 0 // read uncommitted, as the drains always read
 		reqs[leader] = req
+		topicAt[leader] = map[string]int{}
 	}
-	var rt *kmsg.FetchRequestTopic
-	for i := range req.Topics {
-		if req.Topics[i].Topic == topic {
-			rt = &req.Topics[i]
-		}
-	}
-	if rt == nil {
+	i, ok := topicAt[leader][topic]
+	if !ok {
+		i = len(req.Topics)
+		topicAt[leader][topic] = i
 		req.Topics = append(req.Topics, kmsg.NewFetchRequestTopic())
-		rt = &req.Topics[len(req.Topics)-1]
-		rt.Topic = topic
+		req.Topics[i].Topic = topic
 	}
+	rt := &req.Topics[i]
 	rp := kmsg.NewFetchRequestTopicPartition()
 	rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = part, offset, fetchPartMaxBytes
 	rt.Partitions = append(rt.Partitions, rp)

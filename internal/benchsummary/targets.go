@@ -1,0 +1,96 @@
+package main
+
+import "fmt"
+
+// A target is one line of the summary: a figure computed from the run,
+// the baseline issue 19 measured before the work, and the goal.
+type target struct {
+	figure   string
+	baseline string // as issue 19 states it; "—" when it gave none
+	// baselineValues, when set, measures the baseline in the same run
+	// (the code path the work replaced), once per repetition.
+	baselineValues func(s samples) []float64
+	goal           string
+	// values returns the figure once per repetition.
+	values func(s samples) []float64
+	met    func(v float64) bool
+	format func(v float64) string
+}
+
+func pct(v float64) string   { return fmt.Sprintf("%.1f%%", v) }
+func rate(v float64) string  { return fmt.Sprintf("%.0f/s", v) }
+func mb(v float64) string    { return fmt.Sprintf("%.0f MB", v) }
+func times(v float64) string { return fmt.Sprintf("%.2f×", v) }
+
+// scaled multiplies every value by k.
+func scaled(vs []float64, k float64) []float64 {
+	out := make([]float64, len(vs))
+	for i, v := range vs {
+		out[i] = v * k
+	}
+	return out
+}
+
+// issue19 are the targets of issue 19 (and the team's idle RSS target),
+// over the benchmarks `make bench` runs.
+var issue19 = []target{
+	{
+		figure: "HTTP produce / raw franz-go", baseline: "23.0%", goal: ">= 50%",
+		values: func(s samples) []float64 {
+			return scaled(s.ratios("Ratios/produce/http", "Ratios/produce/raw", "events/s"), 100)
+		},
+		met: func(v float64) bool { return v >= 50 }, format: pct,
+	},
+	{
+		figure: "HTTP consume / raw franz-go", baseline: "6.5%", goal: ">= 50%",
+		values: func(s samples) []float64 {
+			return scaled(s.ratios("Ratios/consume/http", "Ratios/consume/raw", "events/s"), 100)
+		},
+		met: func(v float64) bool { return v >= 50 }, format: pct,
+	},
+	{
+		figure: "drain 1,000,000 events into Delta", baseline: "388660/s", goal: ">= 750000/s",
+		values: func(s samples) []float64 { return s.values("DrainToDelta", "rows/s") },
+		met:    func(v float64) bool { return v >= 750_000 }, format: rate,
+	},
+	{
+		figure: "drain peak RSS (with the broker)", baseline: "236 MB", goal: "< 256 MB",
+		values: func(s samples) []float64 { return s.values("DrainToDelta", "peak-RSS-MB") },
+		met:    func(v float64) bool { return v < 256 }, format: mb,
+	},
+	{
+		figure: "append at v10,000 / at v100 (CPU)", baseline: "— (no checkpoints)", goal: "<= 1.5×",
+		values: func(s samples) []float64 { return s.values("CheckpointedLog", "append-10000/100") },
+		met:    func(v float64) bool { return v <= 1.5 }, format: times,
+	},
+	{
+		figure: "open at v10,000 / at v100 (CPU)", goal: "<= 1.5×",
+		baselineValues: func(s samples) []float64 { return s.values("CheckpointedLog", "open-replay-10000/100") },
+		values:         func(s samples) []float64 { return s.values("CheckpointedLog", "open-10000/100") },
+		met:            func(v float64) bool { return v <= 1.5 }, format: times,
+	},
+	{
+		figure: "gateway produce / direct", baseline: "—", goal: ">= 85%",
+		values: func(s samples) []float64 {
+			return scaled(s.ratios("GatewayRatio/produce/direct", "GatewayRatio/produce/gateway", "ns/op"), 100)
+		},
+		met: func(v float64) bool { return v >= 85 }, format: pct,
+	},
+	{
+		figure: "gateway consume / direct", baseline: "42% (75% in another run)", goal: ">= 80%",
+		values: func(s samples) []float64 {
+			return scaled(s.ratios("GatewayRatio/consume/direct", "GatewayRatio/consume/gateway", "ns/op"), 100)
+		},
+		met: func(v float64) bool { return v >= 80 }, format: pct,
+	},
+	{
+		figure: "idle CPU, 500 Eventstreams (one core)", baseline: "—", goal: "< 5%",
+		values: func(s samples) []float64 { return s.values("IdleEventstreams/n=500/partitions=4", "idle-CPU-%") },
+		met:    func(v float64) bool { return v < 5 }, format: pct,
+	},
+	{
+		figure: "idle RSS of the binary", baseline: "—", goal: "< 64 MB",
+		values: func(s samples) []float64 { return s.values("IdleRSS", "idle-RSS-MB") },
+		met:    func(v float64) bool { return v < 64 }, format: mb,
+	},
+}
