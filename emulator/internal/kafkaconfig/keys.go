@@ -13,9 +13,9 @@ var supported = map[string]bool{
 
 // refusedWhy explains keys a Java client takes that the emulator does not.
 var refusedWhy = map[string]string{
-	"ssl.truststore.password": "PEM trust stores have no password (JKS and PKCS12 stores are not supported)",
-	"ssl.keystore.password":   "PEM key stores have no password (JKS and PKCS12 stores are not supported)",
-	"ssl.key.password":        "encrypted private keys are not supported; give an unencrypted PKCS#8 key",
+	"ssl.truststore.password":            "PEM trust stores have no password (JKS and PKCS12 stores are not supported)",
+	"ssl.keystore.password":              "PEM key stores have no password (JKS and PKCS12 stores are not supported)",
+	"ssl.key.password":                   "encrypted private keys are not supported; give an unencrypted PKCS#8 key",
 	"sasl.client.callback.handler.class": "custom callback handlers are not supported",
 	"sasl.login.callback.handler.class":  "custom callback handlers are not supported",
 	"sasl.login.class":                   "custom login classes are not supported",

@@ -34,7 +34,7 @@ func secureCluster(t *testing.T, pki testPKI, mutual bool, user, pass string) []
 
 func scram512(pass string, pki testPKI) Properties {
 	return Properties{"security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
-		"sasl.jaas.config": `org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="` + pass + `";`,
+		"sasl.jaas.config":    `org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="` + pass + `";`,
 		"ssl.truststore.type": "PEM", "ssl.truststore.certificates": pki.caPEM}
 }
 

@@ -33,10 +33,10 @@ ssl.endpoint.identification.algorithm=
 
 func TestEnvMapping(t *testing.T) {
 	for name, key := range map[string]string{
-		"FABRIC_KAFKA_CONFIG_SECURITY_PROTOCOL":                    "security.protocol",
-		"FABRIC_KAFKA_CONFIG_SASL_JAAS_CONFIG":                     "sasl.jaas.config",
-		"FABRIC_KAFKA_CONFIG_SSL_KEYSTORE_CERTIFICATE_CHAIN":       "ssl.keystore.certificate.chain",
-		"FABRIC_KAFKA_CONFIG_FABRICTEST_SHARE_CREDENTIALS":         "fabrictest.share.credentials",
+		"FABRIC_KAFKA_CONFIG_SECURITY_PROTOCOL":                      "security.protocol",
+		"FABRIC_KAFKA_CONFIG_SASL_JAAS_CONFIG":                       "sasl.jaas.config",
+		"FABRIC_KAFKA_CONFIG_SSL_KEYSTORE_CERTIFICATE_CHAIN":         "ssl.keystore.certificate.chain",
+		"FABRIC_KAFKA_CONFIG_FABRICTEST_SHARE_CREDENTIALS":           "fabrictest.share.credentials",
 		"FABRIC_KAFKA_CONFIG_LISTENER_NAME_X_SCRAM___SHA___512_A__B": "listener.name.x.scram-sha-512.a_b",
 	} {
 		if got := EnvKey(name); got != key {

@@ -28,8 +28,8 @@ func TestTrustStoreFileAndInline(t *testing.T) {
 func TestKeyStoreFileAndInline(t *testing.T) {
 	pki := newPKI(t)
 	for name, p := range map[string]Properties{
-		"location": {"ssl.keystore.type": "PEM", "ssl.keystore.location": writeFile(t, "client.pem", pki.keyPEM+pki.certPEM)},
-		"inline":   {"ssl.keystore.type": "PEM", "ssl.keystore.certificate.chain": pki.certPEM, "ssl.keystore.key": pki.keyPEM},
+		"location":  {"ssl.keystore.type": "PEM", "ssl.keystore.location": writeFile(t, "client.pem", pki.keyPEM+pki.certPEM)},
+		"inline":    {"ssl.keystore.type": "PEM", "ssl.keystore.certificate.chain": pki.certPEM, "ssl.keystore.key": pki.keyPEM},
 		"SEC 1 key": {"ssl.keystore.type": "PEM", "ssl.keystore.certificate.chain": pki.certPEM, "ssl.keystore.key": pki.ecKeyPEM},
 	} {
 		c := mustParse(t, Merge(Properties{"security.protocol": "SASL_SSL", "sasl.jaas.config": plainJAAS}, p))
