@@ -66,10 +66,10 @@ def test_notebook_options_win_over_the_resolve() -> None:
     agent = Agent(None, _Client(body), "jvm")  # type: ignore[arg-type]
     mine = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="me" password="mine";'
     out = agent.rewrite(SourceOptions({"eventstream.itemid": "i", "eventstream.datasourceid": "d",
-                                       "kafka.SASL.jaas.config": mine, "kafka.bootstrap.servers": "elsewhere:1"}))
+                                       "kafka.SASL.jaas.config": mine}))
     assert out is not None
     assert out["kafka.SASL.jaas.config"] == mine and "kafka.sasl.jaas.config" not in out
-    assert out["kafka.bootstrap.servers"] == "kafka:9093"  # the cluster is the resolve's
+    assert out["kafka.bootstrap.servers"] == "kafka:9093"
     assert out["kafka.ssl.truststore.certificates"] == CA
 
 
