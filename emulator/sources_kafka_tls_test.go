@@ -79,7 +79,7 @@ func TestSourceKafkaTLSSettings(t *testing.T) {
 		name++
 		r := e.call("POST", "/v1/workspaces/"+ws+"/eventstreams", map[string]any{"displayName": "bad" + string(rune('a'+name)),
 			"definition": definitionOf(map[string]any{"sources": []any{withName(src(ts), "s")},
-				"streams": []any{map[string]any{"name": "st", "type": "DefaultStream", "properties": map[string]any{}, "inputNodes": []any{map[string]any{"name": "s"}}}},
+				"streams":   []any{map[string]any{"name": "st", "type": "DefaultStream", "properties": map[string]any{}, "inputNodes": []any{map[string]any{"name": "s"}}}},
 				"operators": []any{}, "destinations": []any{}}, nil)})
 		if r.Status != 400 || !strings.Contains(r.str("message"), field) {
 			t.Fatalf("tlsSettings %v: %d %s, want 400 naming %s", ts, r.Status, r.Raw, field)
