@@ -1,6 +1,9 @@
 package kafkaconfig
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // supported are the keys Parse reads.
 var supported = map[string]bool{
@@ -46,11 +49,10 @@ func known(key, _ string) error {
 
 // supportedList is supported, in a stable order.
 func supportedList() []string {
-	return Properties(func() map[string]string {
-		m := map[string]string{}
-		for k := range supported {
-			m[k] = ""
-		}
-		return m
-	}()).keys()
+	keys := make([]string, 0, len(supported))
+	for k := range supported {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
