@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fabrictest/fabrictest/emulator"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
@@ -56,6 +57,33 @@ func (f templateLake) send(from, to int) {
 		evs = append(evs, fmt.Sprintf(`{"value":{"BikepointID":"BP%d","No_Bikes":"%d"}}`, i, i))
 	}
 	f.e.must(200, f.e.call("POST", f.produce, `{"events":[`+strings.Join(evs, ",")+`]}`))
+}
+
+// sendSettled is send for large batches in a -race build, where writing
+// tens of thousands of rows to the buffer can outlast the produce's 30 s
+// wait: a 504 DestinationTimeout there (the events are in Kafka and will
+// be delivered) is followed by a wait until settled holds. Without -race
+// the produce must answer 200.
+func (f templateLake) sendSettled(from, to int, settled func() bool) {
+	f.e.t.Helper()
+	if !raceEnabled {
+		f.send(from, to)
+		return
+	}
+	var evs []string
+	for i := from; i < to; i++ {
+		evs = append(evs, fmt.Sprintf(`{"value":{"BikepointID":"BP%d","No_Bikes":"%d"}}`, i, i))
+	}
+	r := f.e.call("POST", f.produce, `{"events":[`+strings.Join(evs, ",")+`]}`)
+	if r.Status != 200 {
+		f.e.wantError(r, 504, "DestinationTimeout")
+	}
+	waitFor(f.e.t, 5*time.Minute, fmt.Sprintf("bikes %d..%d delivered", from, to-1), settled)
+}
+
+// buffered reports whether the destination holds n buffered rows.
+func (f templateLake) buffered(n int) func() bool {
+	return func() bool { return f.delivery()["bufferedRows"] == float64(n) }
 }
 
 // delivery is the destination's delivery figures.
@@ -130,21 +158,23 @@ func TestTemplateBatchesUntilMaximumDurationAcrossRestart(t *testing.T) {
 	if d := f.delivery(); d["bufferedRows"] != 30.0 {
 		t.Fatalf("delivery %v, want 30 buffered rows", d)
 	}
-	f.e.advance(119)
+	// 100 s, not 119: the clock is wall time plus the advance, and the
+	// restart below must not take the buffer to 120 s on a slow machine.
+	f.e.advance(100)
 	if n := dataCommits(t, f.tableDir); n != 0 {
-		t.Fatalf("%d data commits at 119 s, want none", n)
+		t.Fatalf("%d data commits at 100 s, want none", n)
 	}
 
 	f.e.srv.Close()
 	f.e = startEnv(t, opts...)
-	if off := f.e.must(200, f.e.call("GET", "/_emulator/clock", nil)).Body["offsetSeconds"]; off != 119.0 {
-		t.Fatalf("clock offset after the restart %v, want the 119 s advanced before it", off)
+	if off := f.e.must(200, f.e.call("GET", "/_emulator/clock", nil)).Body["offsetSeconds"]; off != 100.0 {
+		t.Fatalf("clock offset after the restart %v, want the 100 s advanced before it", off)
 	}
 	f.send(30, 50)
 	if d := f.delivery(); d["bufferedRows"] != 50.0 || dataCommits(t, f.tableDir) != 0 {
 		t.Fatalf("after the restart: delivery %v, %d data commits; want 50 buffered, none committed", d, dataCommits(t, f.tableDir))
 	}
-	f.e.advance(1)
+	f.e.advance(20)
 	if n := dataCommits(t, f.tableDir); n != 1 {
 		t.Fatalf("%d data commits at 120 s, want exactly one", n)
 	}
@@ -345,16 +375,16 @@ func TestTemplateCommitsAtMinimumRows(t *testing.T) {
 	f := deployTemplate(t, startEnv(t))
 	const chunk = 20_000
 	for from := 0; from < 100_000-chunk; from += chunk {
-		f.send(from, from+chunk)
+		f.sendSettled(from, from+chunk, f.buffered(from+chunk))
 	}
-	f.send(100_000-chunk, 99_999)
+	f.sendSettled(100_000-chunk, 99_999, f.buffered(99_999))
 	if n := dataCommits(t, f.tableDir); n != 0 {
 		t.Fatalf("%d data commits at 99,999 rows, want none", n)
 	}
 	if d := f.delivery(); d["bufferedRows"] != 99_999.0 {
 		t.Fatalf("delivery %v, want 99999 buffered rows", d)
 	}
-	f.send(99_999, 100_000)
+	f.sendSettled(99_999, 100_000, func() bool { return dataCommits(t, f.tableDir) > 0 })
 	if n := dataCommits(t, f.tableDir); n != 1 {
 		t.Fatalf("%d data commits at 100,000 rows, want exactly one", n)
 	}

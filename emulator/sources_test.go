@@ -17,7 +17,7 @@ import (
 )
 
 // waitFor polls cond every 25 ms for up to d.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	for end := time.Now().Add(d); ; time.Sleep(25 * time.Millisecond) {
 		if cond() {
