@@ -34,6 +34,7 @@ type Server struct {
 	trusted []*auth.TrustedIssuer // other issuers whose tokens are accepted
 	broker  *broker.Broker
 	api     *api.API
+	handler http.Handler     // the API, with the portal under portal.Prefix unless WithoutPortal
 	rt      *runtime.Runtime // the drains and sources behind the API
 	gw      *gateway.Gateway // the custom endpoint's Kafka surface (nil: off)
 	jobs    *jobs.Runner
@@ -129,7 +130,10 @@ func New(opts ...Option) (*Server, error) {
 	if err := s.startEndpoint(); err != nil {
 		return nil, err
 	}
-	s.http = &http.Server{Handler: s.api, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write, IdleTimeout: t.Idle,
+	if s.handler, err = s.mountPortal(); err != nil {
+		return nil, err
+	}
+	s.http = &http.Server{Handler: s.handler, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write, IdleTimeout: t.Idle,
 		// What net/http logs by itself (a panic in a handler, an accept
 		// error) goes to the emulator's logger, not to stderr.
 		ErrorLog: slog.NewLogLogger(cfg.logger.Handler(), slog.LevelWarn)}
@@ -137,8 +141,9 @@ func New(opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// Handler returns the HTTP API, for use with httptest or a server of your own.
-func (s *Server) Handler() http.Handler { return s.api }
+// Handler returns the HTTP API (and the portal under /_emulator/portal/),
+// for use with httptest or a server of your own.
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // Serve answers HTTP on ln until Shutdown or Close, HTTPS with WithTLS.
 // Even requests net/http refuses before routing (a malformed request line

@@ -36,6 +36,7 @@ type config struct {
 	trustedIssuers  []string     // other OpenID issuers' URLs
 	issuerClient    *http.Client // reads trusted issuers' documents
 	tls             tlsSettings  // WithTLS, WithTLSCertificate
+	noPortal        bool         // WithoutPortal
 }
 
 func defaults() config {

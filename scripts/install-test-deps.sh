@@ -6,6 +6,8 @@
 #   kcat           librdkafka's command-line client (wire tests consume with it)
 #   python3-kafka  kafka-python for /usr/bin/python3 (wire tests produce with it)
 #   the shellcheck package: lints every script (scripts/check-scripts.sh)
+#   chromium       the browser the portal's tests drive with chromedp
+#                  (emulator/internal/portal/browser_test.go), headless
 #
 # Idempotent and non-interactive: when both are installed and usable it exits
 # at once without touching apt. Otherwise it installs only the missing
@@ -29,11 +31,12 @@ usable() {
     kcat) command -v kcat >/dev/null 2>&1 && kcat -V >/dev/null 2>&1 ;;
     python3-kafka) [ -x "$PYTHON" ] && "$PYTHON" -c 'import kafka' >/dev/null 2>&1 ;;
     shellcheck) command -v shellcheck >/dev/null 2>&1 && shellcheck --version >/dev/null 2>&1 ;;
+    chromium) command -v chromium >/dev/null 2>&1 && chromium --headless --no-sandbox --version >/dev/null 2>&1 ;;
     *) return 1 ;;
   esac
 }
 
-packages=(kcat python3-kafka shellcheck)
+packages=(kcat python3-kafka shellcheck chromium)
 missing=()
 for p in "${packages[@]}"; do
   usable "$p" || missing+=("$p")
@@ -83,6 +86,6 @@ if ! install; then
 fi
 
 for p in "${missing[@]}"; do
-  usable "$p" || die "$p installed but not usable (kcat -V / $PYTHON -c 'import kafka' / shellcheck --version failed)"
+  usable "$p" || die "$p installed but not usable (kcat -V / $PYTHON -c 'import kafka' / shellcheck --version / chromium --version failed)"
 done
-log "installed ${missing[*]} in $((SECONDS - start)) s ($(kcat -V 2>&1 | sed -n 's/^Version \([^ ]*\).*librdkafka \([^ ]*\).*/kcat \1, librdkafka \2/p'); kafka-python $("$PYTHON" -c 'import kafka; print(kafka.__version__)'))"
+log "installed ${missing[*]} in $((SECONDS - start)) s ($(kcat -V 2>&1 | sed -n 's/^Version \([^ ]*\).*librdkafka \([^ ]*\).*/kcat \1, librdkafka \2/p'); kafka-python $("$PYTHON" -c 'import kafka; print(kafka.__version__)'); $(chromium --headless --no-sandbox --version 2>/dev/null))"

@@ -93,6 +93,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	asyncOps := fs.Bool("async-operations", os.Getenv("FABRIC_ASYNC_OPERATIONS") == "true", "answer item creation as a long-running operation (202, then poll /v1/operations/{id}) (FABRIC_ASYNC_OPERATIONS=true)")
 	endpoint := fs.String("kafka-endpoint", env("FABRIC_KAFKA_ENDPOINT", "127.0.0.1:9093"), "listen address of the custom endpoint's Kafka surface (SASL PLAIN with the connection strings of CustomEndpoint nodes); 127.0.0.1:0 picks a free port, off turns it off (FABRIC_KAFKA_ENDPOINT)")
 	endpointAdv := fs.String("kafka-endpoint-advertised", env("FABRIC_KAFKA_ENDPOINT_ADVERTISED", ""), "host:port connection strings name when clients reach --kafka-endpoint by another address (FABRIC_KAFKA_ENDPOINT_ADVERTISED)")
+	portal := fs.Bool("portal", os.Getenv("FABRIC_EMULATOR_PORTAL") != "false", "serve the portal at /_emulator/portal/ (FABRIC_EMULATOR_PORTAL=false turns it off)")
 	verbose := fs.Bool("v", false, "log every server-side failure at debug detail")
 	identity := identityFlags(fs)
 	tlsFlags := addTLSFlags(fs)
@@ -128,6 +129,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if *asyncOps {
 		opts = append(opts, emulator.WithAsyncOperations())
 	}
+	if !*portal {
+		opts = append(opts, emulator.WithoutPortal())
+	}
 	opts = append(opts, identityOpts...)
 	opts = append(opts, tlsFlags.options(*addr)...)
 	listeners := serveListenFlags(*addr, *endpoint, *kafkaPort)
@@ -152,6 +156,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		kafkaDesc += ", custom endpoint " + ep
 	}
 	fmt.Fprintf(stdout, "fabric-emulator ready at %s://%s (kafka: %s, data: %s%s)\n", srv.Scheme(), ln.Addr(), kafkaDesc, cmp.Or(*dataDir, "in memory"), tlsDesc(srv, *dataDir))
+	if *portal {
+		fmt.Fprintf(stdout, "fabric-emulator portal at %s://%s%s\n", srv.Scheme(), ln.Addr(), emulator.PortalPath)
+	}
 	select {
 	case err := <-errc:
 		srv.Close()

@@ -1,0 +1,43 @@
+package emulator
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/fabrictest/fabrictest/emulator/internal/auth"
+	"github.com/fabrictest/fabrictest/emulator/internal/portal"
+)
+
+// PortalPath is where the emulator serves its portal: pages that show its
+// workspaces, Eventstreams, streams and tables in a browser.
+const PortalPath = portal.Prefix
+
+// WithoutPortal serves no portal: /_emulator/portal/ answers
+// EndpointNotFound like any unknown route.
+func WithoutPortal() Option {
+	return func(c *config) error { c.noPortal = true; return nil }
+}
+
+// mountPortal returns the handler the server answers with: the API, and
+// the portal under PortalPath unless WithoutPortal.
+func (s *Server) mountPortal() (http.Handler, error) {
+	if s.cfg.noPortal {
+		return s.api, nil
+	}
+	p, err := portal.New(portal.Config{API: s.api, Broker: s.broker, Remote: s.cfg.remoteTokens, Logger: s.cfg.logger,
+		DefaultPrincipal: auth.DefaultPrincipal,
+		Mint: func(principal string) (string, error) {
+			tok, _, err := s.issuer.Mint(auth.MintOptions{Principal: principal})
+			return tok, err
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("start portal: %w", err)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if portal.Owns(r.URL.Path) {
+			p.ServeHTTP(w, r)
+			return
+		}
+		s.api.ServeHTTP(w, r)
+	}), nil
+}
