@@ -9,7 +9,8 @@ import (
 // action serves the pause and resume buttons: POST …/eventstreams/{id}/pause
 // or resume, and the same under …/{sources|destinations}/{node}/. It calls
 // the API's route of the same name as the principal, then returns to the
-// Eventstream's page with a notice; a refusal (a Viewer pausing) is shown
+// Eventstream's page, which says what was done (?paused= or ?resumed= the
+// node's id, or "eventstream"); a refusal (a Viewer pausing) is shown
 // as the API answered it.
 func (p *Portal) action(w http.ResponseWriter, r *http.Request) {
 	act := r.PathValue("action")
@@ -18,14 +19,14 @@ func (p *Portal) action(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	path := eventstreamAPI(r)
-	what := "Eventstream"
+	what := "eventstream"
 	if nodes := r.PathValue("nodes"); nodes != "" {
 		if nodes != "sources" && nodes != "destinations" {
 			p.fail(w, r, &apiError{Status: http.StatusNotFound, Code: "EndpointNotFound", Message: fmt.Sprintf("only sources and destinations pause, not %q", nodes)})
 			return
 		}
 		path += "/" + nodes + "/" + url.PathEscape(r.PathValue("node"))
-		what = nodes[:len(nodes)-1] + " " + r.PathValue("node")
+		what = r.PathValue("node")
 	}
 	var body any
 	if act == "resume" {
@@ -41,5 +42,5 @@ func (p *Portal) action(w http.ResponseWriter, r *http.Request) {
 	}
 	done := map[string]string{"pause": "paused", "resume": "resumed"}[act]
 	target := Prefix + "workspaces/" + url.PathEscape(r.PathValue("ws")) + "/eventstreams/" + url.PathEscape(r.PathValue("id"))
-	http.Redirect(w, r, target+"?notice="+url.QueryEscape(what+" "+done), http.StatusSeeOther)
+	http.Redirect(w, r, target+"?"+done+"="+url.QueryEscape(what), http.StatusSeeOther)
 }

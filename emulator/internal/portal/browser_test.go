@@ -209,6 +209,8 @@ func TestPortalInChromium(t *testing.T) {
 		b.checkAccessibility(t, axe, p.name)
 	}
 
+	b.checkTheCheckers(t, axe)
+
 	host := strings.TrimPrefix(f.url, "http://")
 	if foreign := b.foreignRequests(host); len(foreign) > 0 {
 		t.Fatalf("the browser requested other hosts than %s: %v", host, foreign)
@@ -256,6 +258,33 @@ func (b *browser) checkAccessibility(t *testing.T, axe []byte, page string) {
 	}
 	if len(stops) < 2 {
 		t.Errorf("%s: keyboard focus reached %d elements: %v", page, len(stops), stops)
+	}
+}
+
+// checkTheCheckers shows that the accessibility pass can fail: on a page
+// given an unlabelled input, grey-on-white text and a button without a
+// focus indicator, axe-core reports the label and the contrast, and the
+// focus check the button.
+func (b *browser) checkTheCheckers(t *testing.T, axe []byte) {
+	t.Helper()
+	js[bool](t, b, `(() => {
+  const m = document.querySelector("main");
+  const i = document.createElement("input"); i.id = "unlabelled"; m.append(i);
+  const p = document.createElement("p"); p.textContent = "faint"; p.style.color = "#bbbbbb"; m.append(p);
+  const x = document.createElement("button"); x.id = "no-ring"; x.textContent = "x"; x.style.outline = "none"; m.append(x);
+  return true;
+})()`)
+	js[bool](t, b, string(axe)+";true")
+	violations := js[[]violation](t, b, `axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa"]}}).then(r => r.violations)`)
+	found := map[string]bool{}
+	for _, v := range violations {
+		found[v.ID] = true
+	}
+	if !found["label"] || !found["color-contrast"] {
+		t.Fatalf("axe-core missed a planted unlabelled input or faint text: %v", found)
+	}
+	if stop := js[string](t, b, `document.getElementById("no-ring").focus(), `+focusCheck); !strings.HasPrefix(stop, "BAD no focus indicator") {
+		t.Fatalf("the focus check passed a button without a focus indicator: %q", stop)
 	}
 }
 

@@ -36,6 +36,7 @@ type page struct {
 	Template string
 	Title    string
 	Crumbs   []crumb
+	Notice   string // what the viewer's last action did
 	Body     any
 }
 
@@ -49,7 +50,7 @@ func (p *Portal) page(fn handlerFunc) http.HandlerFunc {
 			p.fail(w, r, err)
 			return
 		}
-		v := view{Title: pg.Title, Principal: principal, Crumbs: pg.Crumbs, Notice: r.URL.Query().Get("notice"), Body: pg.Body}
+		v := view{Title: pg.Title, Principal: principal, Crumbs: pg.Crumbs, Notice: pg.Notice, Body: pg.Body}
 		p.render(w, http.StatusOK, pg.Template, v)
 	}
 }

@@ -133,18 +133,25 @@ func destinationStatus(f *fixture) string {
 func TestPauseAndResumeButtons(t *testing.T) {
 	f := deploy(t)
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	for _, step := range []struct{ action, want string }{{"pause", "Paused"}, {"resume", "Running"}} {
+	for _, step := range []struct{ action, want, done string }{{"pause", "Paused", "paused"}, {"resume", "Running", "resumed"}} {
 		r, err := c.PostForm(f.esPage()+"/destinations/"+f.lake+"/"+step.action, url.Values{"startType": {"Now"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		r.Body.Close()
-		if r.StatusCode != 303 || !strings.HasPrefix(r.Header.Get("Location"), emulator.PortalPath+"workspaces/"+f.ws+"/eventstreams/"+f.es+"?notice=") {
-			t.Fatalf("%s: %d %v", step.action, r.StatusCode, r.Header.Get("Location"))
+		loc := r.Header.Get("Location")
+		if r.StatusCode != 303 || loc != emulator.PortalPath+"workspaces/"+f.ws+"/eventstreams/"+f.es+"?"+step.done+"="+f.lake {
+			t.Fatalf("%s: %d %v", step.action, r.StatusCode, loc)
 		}
 		if st := destinationStatus(f); st != step.want {
 			t.Fatalf("after %s the destination is %s", step.action, st)
 		}
+		if _, body := getPage(t, f.url+loc, ""); !strings.Contains(body, "Lakehouse lake "+step.done+".") {
+			t.Fatalf("the page after %s does not say so", step.action)
+		}
+	}
+	if _, body := getPage(t, f.esPage()+"?paused=forged+message", ""); strings.Contains(body, "forged") {
+		t.Fatal("the page repeats a notice from its URL")
 	}
 	r, err := c.PostForm(f.esPage()+"/destinations/"+f.lake+"/resume", url.Values{"startType": {"Sometime"}})
 	if err != nil {

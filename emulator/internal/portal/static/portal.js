@@ -6,7 +6,7 @@
 (function () {
   // Forms return to the page they were sent from.
   for (const b of document.querySelectorAll("input[data-back]")) {
-    b.value = location.pathname + location.search.replace(/([?&])notice=[^&]*&?/, "$1").replace(/[?&]$/, "");
+    b.value = location.pathname + location.search.replace(/([?&])(paused|resumed)=[^&]*&?/, "$1").replace(/[?&]$/, "");
   }
 
   // Copy buttons.
