@@ -178,6 +178,10 @@ func TestPortalInChromium(t *testing.T) {
 		t.Fatalf("the page shows the paused destination as %q", shown)
 	}
 	b.screenshot(t, shots, "topology")
+	canvas := value(t, b, "screenshot the topology", chromedp.Screenshot(chromedp.CSS(`section[aria-labelledby=topo-h]`)))
+	if err := os.WriteFile(filepath.Join(shots, "topology-canvas.png"), canvas, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	b.checkAccessibility(t, axe, "eventstream")
 
 	// The table page shows the rows the destination wrote before its
