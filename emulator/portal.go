@@ -3,6 +3,8 @@ package emulator
 import (
 	"fmt"
 	"net/http"
+	"path"
+	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/auth"
 	"github.com/fabrictest/fabrictest/emulator/internal/portal"
@@ -34,10 +36,19 @@ func (s *Server) mountPortal() (http.Handler, error) {
 		return nil, fmt.Errorf("start portal: %w", err)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if portal.Owns(r.URL.Path) {
+		// A path that is not canonical (//, . or ..) goes to the API,
+		// which answers it 400 InvalidPath as it answers every other.
+		if portal.Owns(r.URL.Path) && canonical(r.URL.Path) {
 			p.ServeHTTP(w, r)
 			return
 		}
 		s.api.ServeHTTP(w, r)
 	}), nil
+}
+
+// canonical reports whether p is its own clean form (a trailing slash
+// allowed).
+func canonical(p string) bool {
+	c := path.Clean(p)
+	return c == p || c+"/" == p && !strings.HasSuffix(c, "/")
 }

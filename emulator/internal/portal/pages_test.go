@@ -307,3 +307,30 @@ func TestPreviewStreamsRecords(t *testing.T) {
 		t.Fatalf("a stranger's preview: %d", r2.StatusCode)
 	}
 }
+
+// TestPortalPathsAreCanonical: a portal path with //, . or .. is answered
+// as the API answers every such path, 400 InvalidPath, never a redirect.
+func TestPortalPathsAreCanonical(t *testing.T) {
+	e := start(t)
+	for _, p := range []string{emulator.PortalPath + "/workspaces", emulator.PortalPath + "static/../static/portal.css"} {
+		req, _ := http.NewRequest("GET", e.url+"/", nil)
+		req.URL.Opaque = p // sent as is
+		r, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.StatusCode != 400 || !strings.Contains(string(b), "InvalidPath") {
+			t.Errorf("GET %s: %d %s", p, r.StatusCode, b)
+		}
+	}
+	r, err := http.Get(e.url + strings.TrimSuffix(emulator.PortalPath, "/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if r.StatusCode != 200 || r.Request.URL.Path != emulator.PortalPath {
+		t.Fatalf("GET the portal without its slash: %d at %s", r.StatusCode, r.Request.URL.Path)
+	}
+}
