@@ -150,7 +150,7 @@ func TestPortalInChromium(t *testing.T) {
 	sent := time.Now()
 	f.produce(
 		map[string]any{"key": "order-1", "value": map[string]any{"amount": 12.5, "customer": "ada"}, "headers": map[string]any{"source": "browser-test"}},
-		map[string]any{"key": "order-2", "value": map[string]any{"amount": 30, "customer": "grace"}},
+		map[string]any{"key": "order-2", "value": map[string]any{"amount": 30.5, "customer": "grace"}},
 		map[string]any{"key": "order-3", "value": "<b>linus</b> wrote\x00"},
 	)
 	value(t, b, "see the events in the preview within 2 s", chromedp.Poll[bool](
@@ -168,7 +168,9 @@ func TestPortalInChromium(t *testing.T) {
 	}
 	b.screenshot(t, shots, "preview")
 
-	// Pause the Lakehouse destination with its button; the API confirms.
+	// Pause the Lakehouse destination with its button, once it has written
+	// the two rows; the API confirms.
+	f.waitRows(2)
 	b.do(t, "pause the destination", chromedp.Click(chromedp.CSS(`button[aria-label="Pause lake"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`.notice`)))
 	if st := destinationStatus(f); st != "Paused" {
@@ -212,6 +214,25 @@ func TestPortalInChromium(t *testing.T) {
 		b.screenshot(t, shots, p.name)
 		b.checkAccessibility(t, axe, p.name)
 	}
+
+	// Act as the workspace's Viewer from its roles table: the pause
+	// button is then refused, as the API refuses it.
+	b.do(t, "act as the Viewer", chromedp.Navigate(f.portal("workspaces/"+f.ws)),
+		chromedp.Click(chromedp.CSS(`button[aria-label="Act as `+viewer+` (Viewer)"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`main h1`)))
+	if p := js[string](t, b, `document.getElementById("principal-input").value`); p != viewer {
+		t.Fatalf("acting as %q after the Viewer's button", p)
+	}
+	b.do(t, "resume as the Viewer", chromedp.Navigate(f.esPage()),
+		chromedp.Click(chromedp.CSS(`button[aria-label="Resume lake"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.error`)))
+	if msg := js[string](t, b, `document.querySelector(".error").innerText`); !strings.Contains(msg, "InsufficientPrivileges") {
+		t.Fatalf("the Viewer's resume: %s", msg)
+	}
+	if st := destinationStatus(f); st != "Paused" {
+		t.Fatalf("a Viewer's refused resume left the destination %s", st)
+	}
+	b.screenshot(t, shots, "refused")
 
 	b.checkTheCheckers(t, axe)
 

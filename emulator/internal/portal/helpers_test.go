@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/fabrictest/fabrictest/emulator"
+	"github.com/fabrictest/fabrictest/emulator/delta"
 )
 
 // env is an emulator (embedded broker) behind an httptest server on
@@ -152,4 +154,27 @@ func (f *fixture) portal(path string) string { return f.url + emulator.PortalPat
 func (f *fixture) esPage() string { return f.portal("workspaces/" + f.ws + "/eventstreams/" + f.es) }
 func (f *fixture) tablePage() string {
 	return f.portal("workspaces/" + f.ws + "/lakehouses/" + f.lh + "/tables/orders")
+}
+
+// waitRows waits until the orders table holds n rows (10 s at most).
+func (f *fixture) waitRows(n int) {
+	f.t.Helper()
+	tables := f.api(f.token, "GET", "/v1/workspaces/"+f.ws+"/lakehouses/"+f.lh+"/tables", nil, 200)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := -1
+		if data, _ := tables["data"].([]any); len(data) == 1 {
+			if snap, err := delta.ReadTable(data[0].(map[string]any)["location"].(string)); err == nil {
+				got = len(snap.Rows)
+			}
+		}
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("the orders table holds %d rows after 10 s, want %d", got, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+		tables = f.api(f.token, "GET", "/v1/workspaces/"+f.ws+"/lakehouses/"+f.lh+"/tables", nil, 200)
+	}
 }

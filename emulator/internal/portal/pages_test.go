@@ -41,7 +41,8 @@ func getPage(t *testing.T, rawURL, principal string) (int, string) {
 // TestPagesShowWhatTheAPIHolds: every page answers with the fixture's data.
 func TestPagesShowWhatTheAPIHolds(t *testing.T) {
 	f := deploy(t)
-	f.produce(map[string]any{"key": "o-1", "value": map[string]any{"amount": 12.5}}, map[string]any{"key": "o-2", "value": map[string]any{"amount": 7}})
+	f.produce(map[string]any{"key": "o-1", "value": map[string]any{"amount": 12.5}}, map[string]any{"key": "o-2", "value": map[string]any{"amount": 7.5}})
+	f.waitRows(2)
 	for _, c := range []struct {
 		path string
 		want []string
