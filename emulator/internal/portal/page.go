@@ -78,7 +78,7 @@ func (p *Portal) fail(w http.ResponseWriter, r *http.Request, err error) {
 		ae = &apiError{Status: http.StatusInternalServerError, Code: "UnknownError", Message: "the portal could not answer; the emulator's log has the cause"}
 	}
 	setSecurityHeaders(w.Header())
-	p.render(w, ae.Status, "error", view{Title: fmt.Sprintf("%d %s", ae.Status, ae.Code), Principal: p.principal(r), Body: ae})
+	p.render(w, ae.Status, "error", view{Title: fmt.Sprintf("%d %s", ae.Status, ae.Code), Principal: p.principal(r), Crumbs: []crumb{home}, Body: ae})
 }
 
 // principal is who the viewer acts as: the cookie's GUID, else the default.
