@@ -100,6 +100,24 @@ func js[T any](t *testing.T, b *browser, expression string) T {
 	return value(t, b, expression, chromedp.Evaluate[T](expression, chromedp.EvalAwaitPromise))
 }
 
+// waitJS evaluates expression until it is true (5 s at most), across the
+// navigation a click may start (an evaluation during it fails and is tried
+// again).
+func (b *browser) waitJS(t *testing.T, what, expression string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](expression))
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 5 s (last error: %v)", what, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // screenshot saves the whole page as name.png in dir.
 func (b *browser) screenshot(t *testing.T, dir, name string) {
 	t.Helper()
@@ -218,11 +236,9 @@ func TestPortalInChromium(t *testing.T) {
 	// Act as the workspace's Viewer from its roles table: the pause
 	// button is then refused, as the API refuses it.
 	b.do(t, "act as the Viewer", chromedp.Navigate(f.portal("workspaces/"+f.ws)),
-		chromedp.Click(chromedp.CSS(`button[aria-label="Act as `+viewer+` (Viewer)"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`main h1`)))
-	if p := js[string](t, b, `document.getElementById("principal-input").value`); p != viewer {
-		t.Fatalf("acting as %q after the Viewer's button", p)
-	}
+		chromedp.Click(chromedp.CSS(`button[aria-label="Act as `+viewer+` (Viewer)"]`)))
+	b.waitJS(t, "see the page again as the Viewer",
+		`document.getElementById("principal-input")?.value === "`+viewer+`" && location.pathname.endsWith("`+f.ws+`")`)
 	b.do(t, "resume as the Viewer", chromedp.Navigate(f.esPage()),
 		chromedp.Click(chromedp.CSS(`button[aria-label="Resume lake"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`.error`)))
