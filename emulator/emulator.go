@@ -34,9 +34,10 @@ type Server struct {
 	trusted []*auth.TrustedIssuer // other issuers whose tokens are accepted
 	broker  *broker.Broker
 	api     *api.API
-	handler http.Handler     // the API, with the portal under portal.Prefix unless WithoutPortal
-	rt      *runtime.Runtime // the drains and sources behind the API
-	gw      *gateway.Gateway // the custom endpoint's Kafka surface (nil: off)
+	handler http.Handler         // the API, with the portal under portal.Prefix unless WithoutPortal
+	portal  interface{ Close() } // the portal, to end its live previews (nil without it)
+	rt      *runtime.Runtime     // the drains and sources behind the API
+	gw      *gateway.Gateway     // the custom endpoint's Kafka surface (nil: off)
 	jobs    *jobs.Runner
 	http    *http.Server
 	tmpDir  string // OneLake files when there is no data dir
@@ -137,6 +138,9 @@ func New(opts ...Option) (*Server, error) {
 		// What net/http logs by itself (a panic in a handler, an accept
 		// error) goes to the emulator's logger, not to stderr.
 		ErrorLog: slog.NewLogLogger(cfg.logger.Handler(), slog.LevelWarn)}
+	if s.portal != nil {
+		s.http.RegisterOnShutdown(s.portal.Close)
+	}
 	ok = true
 	return s, nil
 }
@@ -202,6 +206,9 @@ func (s *Server) closeAll(ctx context.Context) error {
 	}
 	if s.api != nil {
 		s.api.CloseOperations()
+	}
+	if s.portal != nil {
+		s.portal.Close()
 	}
 	for _, t := range s.trusted {
 		t.Close()

@@ -21,7 +21,8 @@ func WithoutPortal() Option {
 }
 
 // mountPortal returns the handler the server answers with: the API, and
-// the portal under PortalPath unless WithoutPortal.
+// the portal under PortalPath unless WithoutPortal. The portal's live
+// previews end when the server starts to shut down.
 func (s *Server) mountPortal() (http.Handler, error) {
 	if s.cfg.noPortal {
 		return s.api, nil
@@ -35,6 +36,7 @@ func (s *Server) mountPortal() (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start portal: %w", err)
 	}
+	s.portal = p
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// A path that is not canonical (//, . or ..) goes to the API,
 		// which answers it 400 InvalidPath as it answers every other.

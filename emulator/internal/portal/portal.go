@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 )
@@ -44,6 +45,9 @@ type Portal struct {
 	mux    *http.ServeMux
 	pages  map[string]*template.Template
 	static http.Handler
+
+	done      chan struct{} // closed by Close: live previews end
+	closeOnce sync.Once
 }
 
 // New returns the portal for cfg.
@@ -60,10 +64,14 @@ func New(cfg Config) (*Portal, error) {
 		return nil, err
 	}
 	p := &Portal{cfg: cfg, mux: http.NewServeMux(), pages: pages,
-		static: http.StripPrefix(Prefix+"static/", http.FileServerFS(sub))}
+		static: http.StripPrefix(Prefix+"static/", http.FileServerFS(sub)), done: make(chan struct{})}
 	p.routes()
 	return p, nil
 }
+
+// Close ends every live preview: an open stream would otherwise hold the
+// server's graceful shutdown until its deadline. Pages are still served.
+func (p *Portal) Close() { p.closeOnce.Do(func() { close(p.done) }) }
 
 // Owns reports whether path is the portal's.
 func Owns(path string) bool {

@@ -97,6 +97,8 @@ func (p *Portal) streamRecords(ctx context.Context, w http.ResponseWriter, rc *h
 			select {
 			case <-ctx.Done():
 				return nil
+			case <-p.done:
+				return nil
 			case <-tick.C:
 			}
 		}
