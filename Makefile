@@ -45,7 +45,8 @@ vet:
 check-scripts: docker
 	bash scripts/check-scripts.sh
 
-# Tier 1: unit and in-process integration tests on the embedded broker; then
+# Tier 1: unit and in-process integration tests on the embedded broker (the
+# portal's in headless chromium among them, emulator/internal/portal); then
 # 2,000 Lakehouse destinations under a 4,096-descriptor limit, without -race
 # (the race detector makes it take minutes; under -race it runs 200).
 test-unit:

@@ -34,8 +34,10 @@ type Server struct {
 	trusted []*auth.TrustedIssuer // other issuers whose tokens are accepted
 	broker  *broker.Broker
 	api     *api.API
-	rt      *runtime.Runtime // the drains and sources behind the API
-	gw      *gateway.Gateway // the custom endpoint's Kafka surface (nil: off)
+	handler http.Handler         // the API, with the portal under portal.Prefix unless WithoutPortal
+	portal  interface{ Close() } // the portal, to end its live previews (nil without it)
+	rt      *runtime.Runtime     // the drains and sources behind the API
+	gw      *gateway.Gateway     // the custom endpoint's Kafka surface (nil: off)
 	jobs    *jobs.Runner
 	http    *http.Server
 	tmpDir  string // OneLake files when there is no data dir
@@ -129,16 +131,23 @@ func New(opts ...Option) (*Server, error) {
 	if err := s.startEndpoint(); err != nil {
 		return nil, err
 	}
-	s.http = &http.Server{Handler: s.api, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write, IdleTimeout: t.Idle,
+	if s.handler, err = s.mountPortal(); err != nil {
+		return nil, err
+	}
+	s.http = &http.Server{Handler: s.handler, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write, IdleTimeout: t.Idle,
 		// What net/http logs by itself (a panic in a handler, an accept
 		// error) goes to the emulator's logger, not to stderr.
 		ErrorLog: slog.NewLogLogger(cfg.logger.Handler(), slog.LevelWarn)}
+	if s.portal != nil {
+		s.http.RegisterOnShutdown(s.portal.Close)
+	}
 	ok = true
 	return s, nil
 }
 
-// Handler returns the HTTP API, for use with httptest or a server of your own.
-func (s *Server) Handler() http.Handler { return s.api }
+// Handler returns the HTTP API (and the portal under /_emulator/portal/),
+// for use with httptest or a server of your own.
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // Serve answers HTTP on ln until Shutdown or Close, HTTPS with WithTLS.
 // Even requests net/http refuses before routing (a malformed request line
@@ -197,6 +206,9 @@ func (s *Server) closeAll(ctx context.Context) error {
 	}
 	if s.api != nil {
 		s.api.CloseOperations()
+	}
+	if s.portal != nil {
+		s.portal.Close()
 	}
 	for _, t := range s.trusted {
 		t.Close()

@@ -37,6 +37,7 @@ type config struct {
 	issuerClient    *http.Client  // reads trusted issuers' documents
 	tls             tlsSettings   // WithTLS, WithTLSCertificate
 	kafkaSec        kafkaSettings // WithKafkaConfigFile, WithKafkaProperties
+	noPortal        bool          // WithoutPortal
 }
 
 func defaults() config {

@@ -13,7 +13,7 @@
 #      build-kafka-image.sh --force      image fabrictest/kafka:3.9.1-local
 #      build-emulator-image.sh --force   image fabrictest/emulator:local
 #      install-python-deps.sh            a fresh venv in a temporary directory
-#      install-test-deps.sh              kcat removed first (root only)
+#      install-test-deps.sh              kcat removed first (root only), axe-core removed first
 # 3. The other installers on their "up to date" path (ensure-docker.sh;
 #    install-spark-deps.sh and install-java-clients.sh when their stamps exist).
 #
@@ -90,8 +90,13 @@ check_test_deps() {
     run install-test-deps.sh || return 0
     if ! kcat -V >/dev/null 2>&1; then fail "install-test-deps.sh exited 0 but kcat is not usable"; fi
   fi
+  # The vendored axe-core on its "work to do" path too.
+  rm -rf "$repo_root/.cache/axe-core"
+  run install-test-deps.sh || return 0
+  [ -s "$repo_root/.cache/axe-core/axe.min.js" ] || fail "install-test-deps.sh exited 0 but did not vendor axe-core"
   run install-test-deps.sh || return 0
   said install-test-deps.sh "already installed" || fail "install-test-deps.sh did work on its up-to-date path"
+  said install-test-deps.sh "already vendored" || fail "install-test-deps.sh vendored axe-core again on its up-to-date path"
 }
 
 check_up_to_date() {

@@ -6,6 +6,13 @@
 #   kcat           librdkafka's command-line client (wire tests consume with it)
 #   python3-kafka  kafka-python for /usr/bin/python3 (wire tests produce with it)
 #   the shellcheck package: lints every script (scripts/check-scripts.sh)
+#   chromium       the browser the portal's tests drive with chromedp
+#                  (emulator/internal/portal/browser_test.go), headless
+#
+# It also vendors axe-core (npm), the accessibility checker the portal's
+# browser test injects, into .cache/axe-core/axe.min.js of the repository
+# (offline at test time); `npm` installs it, Debian's npm package when the
+# machine has none.
 #
 # Idempotent and non-interactive: when both are installed and usable it exits
 # at once without touching apt. Otherwise it installs only the missing
@@ -29,11 +36,37 @@ usable() {
     kcat) command -v kcat >/dev/null 2>&1 && kcat -V >/dev/null 2>&1 ;;
     python3-kafka) [ -x "$PYTHON" ] && "$PYTHON" -c 'import kafka' >/dev/null 2>&1 ;;
     shellcheck) command -v shellcheck >/dev/null 2>&1 && shellcheck --version >/dev/null 2>&1 ;;
+    npm) command -v npm >/dev/null 2>&1 ;;
+    chromium) command -v chromium >/dev/null 2>&1 && chromium --headless --no-sandbox --version >/dev/null 2>&1 ;;
     *) return 1 ;;
   esac
 }
 
-packages=(kcat python3-kafka shellcheck)
+AXE_VERSION=4.14.1
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+AXE_DIR=$ROOT/.cache/axe-core
+
+# vendor_axe puts axe-core $AXE_VERSION's axe.min.js in $AXE_DIR, unless it
+# is there already (its VERSION file names the version).
+vendor_axe() {
+  if [ -s "$AXE_DIR/axe.min.js" ] && [ "$(cat "$AXE_DIR/VERSION" 2>/dev/null)" = "$AXE_VERSION" ]; then
+    log "axe-core $AXE_VERSION already vendored"
+    return 0
+  fi
+  command -v npm >/dev/null 2>&1 || die "npm not found: install npm (apt-get install npm), then run this again"
+  local tmp
+  tmp=$(mktemp -d)
+  (cd "$tmp" && timeout "$APT_TIMEOUT_SECONDS" npm pack --silent "axe-core@$AXE_VERSION" >/dev/null) || { rm -rf "$tmp"; die "npm pack axe-core@$AXE_VERSION failed"; }
+  tar -xzf "$tmp"/axe-core-"$AXE_VERSION".tgz -C "$tmp" package/axe.min.js
+  mkdir -p "$AXE_DIR"
+  mv "$tmp/package/axe.min.js" "$AXE_DIR/axe.min.js"
+  printf '%s\n' "$AXE_VERSION" > "$AXE_DIR/VERSION"
+  rm -rf "$tmp"
+  log "vendored axe-core $AXE_VERSION in $AXE_DIR"
+}
+
+packages=(kcat python3-kafka shellcheck chromium)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 missing=()
 for p in "${packages[@]}"; do
   usable "$p" || missing+=("$p")
@@ -41,6 +74,7 @@ done
 
 if [ "${#missing[@]}" -eq 0 ]; then
   log "already installed: ${packages[*]}"
+  vendor_axe
   exit 0
 fi
 
@@ -83,6 +117,7 @@ if ! install; then
 fi
 
 for p in "${missing[@]}"; do
-  usable "$p" || die "$p installed but not usable (kcat -V / $PYTHON -c 'import kafka' / shellcheck --version failed)"
+  usable "$p" || die "$p installed but not usable (kcat -V / $PYTHON -c 'import kafka' / shellcheck --version / chromium --version failed)"
 done
-log "installed ${missing[*]} in $((SECONDS - start)) s ($(kcat -V 2>&1 | sed -n 's/^Version \([^ ]*\).*librdkafka \([^ ]*\).*/kcat \1, librdkafka \2/p'); kafka-python $("$PYTHON" -c 'import kafka; print(kafka.__version__)'))"
+log "installed ${missing[*]} in $((SECONDS - start)) s ($(kcat -V 2>&1 | sed -n 's/^Version \([^ ]*\).*librdkafka \([^ ]*\).*/kcat \1, librdkafka \2/p'); kafka-python $("$PYTHON" -c 'import kafka; print(kafka.__version__)'); $(chromium --headless --no-sandbox --version 2>/dev/null))"
+vendor_axe

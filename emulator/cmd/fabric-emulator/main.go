@@ -89,11 +89,12 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	partitions := fs.Int("partitions", envInt("FABRIC_EVENTSTREAM_PARTITIONS", 4), "partitions of each new Eventstream topic (FABRIC_EVENTSTREAM_PARTITIONS)")
 	jobWebhook := fs.String("job-webhook", env("FABRIC_JOB_WEBHOOK", ""), "URL each job instance (manual or Activator-triggered) is POSTed to as JSON; 2xx completes it (FABRIC_JOB_WEBHOOK)")
 	advertised := fs.String("kafka-advertised", env("FABRIC_KAFKA_ADVERTISED", ""), "bootstrap servers handed to clients by the resolve route when they differ from --kafka (FABRIC_KAFKA_ADVERTISED)")
-	remoteTokens := fs.Bool("remote-tokens", os.Getenv("FABRIC_REMOTE_TOKENS") == "true", "mint tokens for non-loopback callers of POST /_emulator/token, e.g. in a container (FABRIC_REMOTE_TOKENS=true)")
+	remoteTokens := fs.Bool("remote-tokens", os.Getenv("FABRIC_REMOTE_TOKENS") == "true", "mint tokens for non-loopback callers of POST /_emulator/token, e.g. in a container, and open the portal to them (FABRIC_REMOTE_TOKENS=true)")
 	asyncOps := fs.Bool("async-operations", os.Getenv("FABRIC_ASYNC_OPERATIONS") == "true", "answer item creation as a long-running operation (202, then poll /v1/operations/{id}) (FABRIC_ASYNC_OPERATIONS=true)")
 	endpoint := fs.String("kafka-endpoint", env("FABRIC_KAFKA_ENDPOINT", "127.0.0.1:9093"), "listen address of the custom endpoint's Kafka surface (SASL PLAIN with the connection strings of CustomEndpoint nodes); 127.0.0.1:0 picks a free port, off turns it off (FABRIC_KAFKA_ENDPOINT)")
 	endpointAdv := fs.String("kafka-endpoint-advertised", env("FABRIC_KAFKA_ENDPOINT_ADVERTISED", ""), "host:port connection strings name when clients reach --kafka-endpoint by another address (FABRIC_KAFKA_ENDPOINT_ADVERTISED)")
 	kafkaConfig := fs.String("kafka-config", env("FABRIC_KAFKA_CONFIG", ""), "Kafka client properties file (client.properties) with the security settings of the --kafka cluster: security.protocol, sasl.mechanism, sasl.jaas.config, PEM ssl.truststore.* and ssl.keystore.*; FABRIC_KAFKA_CONFIG_<KEY> variables add or override keys (FABRIC_KAFKA_CONFIG)")
+	portal := fs.Bool("portal", os.Getenv("FABRIC_EMULATOR_PORTAL") != "false", "serve the portal at /_emulator/portal/ (FABRIC_EMULATOR_PORTAL=false turns it off)")
 	verbose := fs.Bool("v", false, "log every server-side failure at debug detail")
 	identity := identityFlags(fs)
 	tlsFlags := addTLSFlags(fs)
@@ -131,6 +132,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if *asyncOps {
 		opts = append(opts, emulator.WithAsyncOperations())
 	}
+	if !*portal {
+		opts = append(opts, emulator.WithoutPortal())
+	}
 	opts = append(opts, identityOpts...)
 	opts = append(opts, tlsFlags.options(*addr)...)
 	listeners := serveListenFlags(*addr, *endpoint, *kafkaPort)
@@ -155,6 +159,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		kafkaDesc += ", custom endpoint " + ep
 	}
 	fmt.Fprintf(stdout, "fabric-emulator ready at %s://%s (kafka: %s, data: %s%s)\n", srv.Scheme(), ln.Addr(), kafkaDesc, cmp.Or(*dataDir, "in memory"), tlsDesc(srv, *dataDir))
+	if *portal {
+		fmt.Fprintf(stdout, "fabric-emulator portal at %s://%s%s\n", srv.Scheme(), ln.Addr(), emulator.PortalPath)
+	}
 	select {
 	case err := <-errc:
 		srv.Close()

@@ -1,0 +1,34 @@
+package portal
+
+import (
+	"html/template"
+	"net/url"
+)
+
+// funcs are the templates' helpers.
+var funcs = template.FuncMap{
+	"prefix": func() string { return Prefix },
+	"esc":    url.PathEscape,
+	"list":   func(s ...string) []string { return s },
+	"itemURL": func(it item) string {
+		coll, ok := itemPages[it.Type]
+		if !ok {
+			return ""
+		}
+		return Prefix + "workspaces/" + url.PathEscape(it.WorkspaceID) + "/" + coll + "/" + url.PathEscape(it.ID)
+	},
+	"statusClass": func(s string) string {
+		switch s {
+		case "Running", "Completed":
+			return "ok"
+		case "Paused", "NotStarted", "InProgress", "Unknown", "Creating":
+			return "warn"
+		case "":
+			return "none"
+		}
+		return "bad"
+	},
+}
+
+// itemPages maps the item types that have a page to their path segment.
+var itemPages = map[string]string{"Eventstream": "eventstreams", "Lakehouse": "lakehouses", "Reflex": "reflexes"}

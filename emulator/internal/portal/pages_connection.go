@@ -1,0 +1,34 @@
+package portal
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+)
+
+// connectionView is a CustomEndpoint node's connection page.
+type connectionView struct {
+	Kind       string // source or destination
+	Node       string
+	Connection connection
+}
+
+// connectionPage shows a CustomEndpoint node's connection strings, as
+// the connection route answers them (Contributors and up), with copy
+// buttons.
+func (p *Portal) connectionPage(r *http.Request, principal string) (page, error) {
+	nodes := r.PathValue("nodes")
+	if nodes != "sources" && nodes != "destinations" {
+		return page{}, &apiError{Status: http.StatusNotFound, Code: "EndpointNotFound", Message: fmt.Sprintf("only sources and destinations have a connection, not %q", nodes)}
+	}
+	v := connectionView{Kind: nodes[:len(nodes)-1], Node: r.PathValue("node")}
+	api := eventstreamAPI(r)
+	if err := p.get(r, principal, api+"/"+nodes+"/"+url.PathEscape(v.Node)+"/connection", &v.Connection); err != nil {
+		return page{}, err
+	}
+	var es item
+	_ = p.get(r, principal, api, &es)
+	crumbs := []crumb{home, workspaceCrumb(r, p.workspaceName(r, principal)),
+		{Name: es.DisplayName, URL: Prefix + "workspaces/" + url.PathEscape(r.PathValue("ws")) + "/eventstreams/" + url.PathEscape(r.PathValue("id"))}}
+	return page{Template: "connection", Title: "Connection of " + v.Kind + " " + v.Node, Crumbs: crumbs, Body: v}, nil
+}

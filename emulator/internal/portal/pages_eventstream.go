@@ -1,0 +1,159 @@
+package portal
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"sort"
+)
+
+// nodeView is one node of the topology as the page shows it.
+type nodeView struct {
+	node
+	Kind     string // sources, streams, operators, destinations
+	Metrics  []metric
+	Pausable bool // sources and destinations have pause and resume
+	Endpoint bool // a CustomEndpoint: its connection has a page
+}
+
+// metric is one data-insights figure.
+type metric struct {
+	Name  string
+	Value int64
+}
+
+// column is one column of the topology canvas.
+type column struct {
+	Title string
+	Nodes []nodeView
+}
+
+// eventstreamView is the Eventstream page's data.
+type eventstreamView struct {
+	Item     item
+	Base     string // the page's own path
+	Columns  []column
+	Streams  []node
+	Preview  bool   // the emulator has a broker to preview from
+	Insights string // why data insights are missing ("" when present)
+}
+
+// eventstreamPage shows an Eventstream's topology with status, metrics,
+// pause and resume, and the live preview of its streams.
+func (p *Portal) eventstreamPage(r *http.Request, principal string) (page, error) {
+	api := eventstreamAPI(r)
+	v := eventstreamView{Base: r.URL.Path, Preview: p.cfg.Broker != nil && p.cfg.Broker.Enabled()}
+	if err := p.get(r, principal, api, &v.Item); err != nil {
+		return page{}, err
+	}
+	var topo topology
+	if err := p.get(r, principal, api+"/topology", &topo); err != nil {
+		return page{}, err
+	}
+	metrics, err := p.metricsByNode(r, principal, api)
+	if err != nil {
+		v.Insights = err.Error()
+	}
+	v.Streams = topo.Streams
+	for _, c := range []struct {
+		title, kind string
+		nodes       []node
+	}{{"Sources", "sources", topo.Sources}, {"Streams", "streams", topo.Streams},
+		{"Operators", "operators", topo.Operators}, {"Destinations", "destinations", topo.Destinations}} {
+		col := column{Title: c.title}
+		for _, n := range c.nodes {
+			col.Nodes = append(col.Nodes, nodeView{node: n, Kind: c.kind, Metrics: metrics[n.ID],
+				Pausable: c.kind == "sources" || c.kind == "destinations",
+				Endpoint: n.Type == "CustomEndpoint" && (c.kind == "sources" || c.kind == "destinations")})
+		}
+		v.Columns = append(v.Columns, col)
+	}
+	crumbs := []crumb{home, workspaceCrumb(r, p.workspaceName(r, principal))}
+	return page{Template: "eventstream", Title: v.Item.DisplayName, Crumbs: crumbs, Notice: actionNotice(r, topo), Body: v}, nil
+}
+
+// actionNotice says what the pause or resume button did (the redirect's
+// ?paused= or ?resumed=), naming the node as the topology does; an id the
+// topology lacks says nothing, so a link cannot make the page say
+// something else.
+func actionNotice(r *http.Request, topo topology) string {
+	for _, done := range []string{"paused", "resumed"} {
+		id := r.URL.Query().Get(done)
+		if id == "" {
+			continue
+		}
+		if id == "eventstream" {
+			return "Eventstream " + done + "."
+		}
+		for _, ns := range [][]node{topo.Sources, topo.Destinations} {
+			for _, n := range ns {
+				if n.ID == id {
+					return n.Type + " " + n.Name + " " + done + "."
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// eventstreamAPI is the API path of the request's Eventstream.
+func eventstreamAPI(r *http.Request) string {
+	return "/v1/workspaces/" + url.PathEscape(r.PathValue("ws")) + "/eventstreams/" + url.PathEscape(r.PathValue("id"))
+}
+
+// metricsByNode asks the metrics route and sorts each node's figures by name.
+func (p *Portal) metricsByNode(r *http.Request, principal, api string) (map[string][]metric, error) {
+	var m metricsAnswer
+	if err := p.get(r, principal, api+"/metrics", &m); err != nil {
+		return nil, err
+	}
+	out := map[string][]metric{}
+	for _, n := range m.Nodes {
+		ms := make([]metric, 0, len(n.Metrics))
+		for k, v := range n.Metrics {
+			ms = append(ms, metric{Name: k, Value: v})
+		}
+		sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
+		out[n.ID] = ms
+	}
+	return out, nil
+}
+
+// nodeStatus is one node's entry in the status JSON the page's script polls.
+type nodeStatus struct {
+	ID      string   `json:"id"`
+	Status  string   `json:"status"`
+	Metrics []metric `json:"metrics"`
+}
+
+// statusJSON answers every node's status and metrics, for the page's
+// script to refresh them in place.
+func (p *Portal) statusJSON(w http.ResponseWriter, r *http.Request) {
+	principal := p.principal(r)
+	api := eventstreamAPI(r)
+	var topo topology
+	if err := p.get(r, principal, api+"/topology", &topo); err != nil {
+		writeJSONError(w, err)
+		return
+	}
+	metrics, _ := p.metricsByNode(r, principal, api)
+	out := []nodeStatus{}
+	for _, ns := range [][]node{topo.Sources, topo.Streams, topo.Operators, topo.Destinations} {
+		for _, n := range ns {
+			out = append(out, nodeStatus{ID: n.ID, Status: n.Status, Metrics: metrics[n.ID]})
+		}
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	_ = json.NewEncoder(w).Encode(map[string]any{"nodes": out})
+}
+
+// writeJSONError answers err as Fabric's envelope.
+func writeJSONError(w http.ResponseWriter, err error) {
+	ae, ok := err.(*apiError)
+	if !ok {
+		ae = &apiError{Status: http.StatusInternalServerError, Code: "UnknownError", Message: "the portal could not answer"}
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(ae.Status)
+	_ = json.NewEncoder(w).Encode(ae)
+}

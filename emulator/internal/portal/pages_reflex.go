@@ -1,0 +1,54 @@
+package portal
+
+import (
+	"net/http"
+	"net/url"
+)
+
+// reflexView is a Reflex's page: its triggers and the job instances of
+// the items their actions run.
+type reflexView struct {
+	Item     item
+	Triggers []trigger
+	Jobs     []jobsOf
+}
+
+// jobsOf is one action item's job instances.
+type jobsOf struct {
+	WorkspaceID, ItemID string
+	Instances           []jobInstance
+	Err                 error
+}
+
+// reflexPage shows a Reflex's triggers and, for each item a trigger's
+// action runs, its job instances.
+func (p *Portal) reflexPage(r *http.Request, principal string) (page, error) {
+	api := "/v1/workspaces/" + url.PathEscape(r.PathValue("ws")) + "/reflexes/" + url.PathEscape(r.PathValue("id"))
+	var v reflexView
+	if err := p.get(r, principal, api, &v.Item); err != nil {
+		return page{}, err
+	}
+	var ts list[trigger]
+	if err := p.get(r, principal, api+"/triggers", &ts); err != nil {
+		return page{}, err
+	}
+	v.Triggers = ts.Value
+	seen := map[string]bool{}
+	for _, t := range v.Triggers {
+		ws := t.Action.WorkspaceID
+		if ws == "" {
+			ws = r.PathValue("ws")
+		}
+		if seen[ws+"/"+t.Action.ItemID] {
+			continue
+		}
+		seen[ws+"/"+t.Action.ItemID] = true
+		j := jobsOf{WorkspaceID: ws, ItemID: t.Action.ItemID}
+		var js list[jobInstance]
+		j.Err = p.get(r, principal, "/v1/workspaces/"+url.PathEscape(ws)+"/items/"+url.PathEscape(t.Action.ItemID)+"/jobs/instances", &js)
+		j.Instances = js.Value
+		v.Jobs = append(v.Jobs, j)
+	}
+	crumbs := []crumb{home, workspaceCrumb(r, p.workspaceName(r, principal))}
+	return page{Template: "reflex", Title: v.Item.DisplayName, Crumbs: crumbs, Body: v}, nil
+}

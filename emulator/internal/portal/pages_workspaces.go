@@ -1,0 +1,76 @@
+package portal
+
+import (
+	"net/http"
+	"net/url"
+	"sort"
+)
+
+// workspaceRow is a workspace with the viewer's role in it.
+type workspaceRow struct {
+	workspace
+	Role string
+}
+
+// workspacesPage lists the workspaces the principal has a role in.
+func (p *Portal) workspacesPage(r *http.Request, principal string) (page, error) {
+	var ws list[workspace]
+	if err := p.get(r, principal, "/v1/workspaces", &ws); err != nil {
+		return page{}, err
+	}
+	rows := make([]workspaceRow, 0, len(ws.Value))
+	for _, w := range ws.Value {
+		row := workspaceRow{workspace: w}
+		var ra roleAssignment
+		if p.get(r, principal, "/v1/workspaces/"+url.PathEscape(w.ID)+"/roleAssignments/"+url.PathEscape(principal), &ra) == nil {
+			row.Role = ra.Role
+		}
+		rows = append(rows, row)
+	}
+	return page{Template: "workspaces", Title: "Workspaces", Body: rows}, nil
+}
+
+// workspaceView is a workspace's page: its items and role assignments.
+type workspaceView struct {
+	Workspace workspace
+	Items     []item
+	Roles     []roleAssignment
+	RolesErr  error
+}
+
+// workspacePage shows one workspace's items and who holds which role.
+func (p *Portal) workspacePage(r *http.Request, principal string) (page, error) {
+	base := "/v1/workspaces/" + url.PathEscape(r.PathValue("ws"))
+	var v workspaceView
+	if err := p.get(r, principal, base, &v.Workspace); err != nil {
+		return page{}, err
+	}
+	var items list[item]
+	if err := p.get(r, principal, base+"/items", &items); err != nil {
+		return page{}, err
+	}
+	v.Items = items.Value
+	sort.SliceStable(v.Items, func(i, j int) bool { return v.Items[i].Type < v.Items[j].Type })
+	var roles list[roleAssignment]
+	v.RolesErr = p.get(r, principal, base+"/roleAssignments", &roles)
+	v.Roles = roles.Value
+	return page{Template: "workspace", Title: v.Workspace.DisplayName, Crumbs: []crumb{home}, Body: v}, nil
+}
+
+// home is the first crumb of every trail.
+var home = crumb{Name: "Workspaces", URL: Prefix}
+
+// workspaceCrumb links a workspace's page.
+func workspaceCrumb(r *http.Request, name string) crumb {
+	return crumb{Name: name, URL: Prefix + "workspaces/" + url.PathEscape(r.PathValue("ws"))}
+}
+
+// workspaceName is a workspace's display name ("workspace" when the
+// principal cannot read it).
+func (p *Portal) workspaceName(r *http.Request, principal string) string {
+	var w workspace
+	if p.get(r, principal, "/v1/workspaces/"+url.PathEscape(r.PathValue("ws")), &w) != nil {
+		return "workspace"
+	}
+	return w.DisplayName
+}
