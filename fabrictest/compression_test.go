@@ -40,12 +40,40 @@ var compressionRoutes = []string{"direct", "endpoint"}
 // compressionEvents is how many events each producer sends.
 const compressionEvents = 25
 
-// compressedValue is the JSON value of event seq of a producer: its codec,
-// route and sequence number, and a pad that compresses well (franz-go
-// sends a batch uncompressed when compressing does not make it smaller).
-func compressedValue(codec, route string, seq int) map[string]any {
-	return map[string]any{"codec": codec, "route": route, "seq": seq,
-		"pad": strings.Repeat(codec+"-"+route+" ", 20)}
+// compressionJob is one producer of a compression test: a client, a codec
+// and a route, writing compressionEvents events to a partition of its own.
+type compressionJob struct {
+	client string
+	codec  codec
+	route  string
+	part   int32
+}
+
+// compressionJobs is one job per codec and route for each client, each
+// with its own partition.
+func compressionJobs(clients ...string) []compressionJob {
+	var jobs []compressionJob
+	for _, cl := range clients {
+		for _, c := range codecs {
+			for _, r := range compressionRoutes {
+				jobs = append(jobs, compressionJob{client: cl, codec: c, route: r, part: int32(len(jobs))})
+			}
+		}
+	}
+	return jobs
+}
+
+// key is the key of event seq.
+func (j compressionJob) key(seq int) string {
+	return fmt.Sprintf("%s-%s-%s-%d", j.client, j.codec.name, j.route, seq)
+}
+
+// value is the JSON value of event seq: the producer's client, codec,
+// route and sequence number, and a pad that compresses well (producers
+// send a batch uncompressed when compressing does not make it smaller).
+func (j compressionJob) value(seq int) map[string]any {
+	return map[string]any{"client": j.client, "codec": j.codec.name, "route": j.route, "seq": seq,
+		"pad": strings.Repeat(j.codec.name+"-"+j.route+" ", 20)}
 }
 
 // deployCompressionStream deploys a CustomEndpoint source into the
@@ -90,46 +118,51 @@ func (b *batchCodecs) OnFetchBatchRead(_ kgo.BrokerMetadata, _ string, partition
 // emulator's readers decompress them.
 func TestCompressedProducers(t *testing.T) {
 	t.Parallel()
-	g := NewWithT(t)
-	env := fabrictest.Start(t, fabrictest.WithPartitions(len(codecs)*len(compressionRoutes)))
+	jobs := compressionJobs("franz-go")
+	env := fabrictest.Start(t, fabrictest.WithPartitions(len(jobs)))
 	es, table, conn := deployCompressionStream(env, "compression")
 	src := es.Resolve()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
+	for _, j := range jobs {
+		opts := []kgo.Opt{kgo.SeedBrokers(src.Brokers()...)}
+		if j.route == "endpoint" {
+			opts = conn.KafkaOpts()
+		}
+		produceCompressed(ctx, t, append(opts, kgo.DefaultProduceTopic(conn.EventHubName)), j)
+	}
+	checkCompressed(ctx, t, es, table, jobs)
+}
 
+// checkCompressed reads the Eventstream's topic straight from the broker
+// and finds each job's partition stored with its codec alone, then finds
+// every job's events, keys and values, in the consume route (in the job's
+// partition) and in the Lakehouse table.
+func checkCompressed(ctx context.Context, t *testing.T, es fabrictest.Eventstream, table fabrictest.Table, jobs []compressionJob) {
+	t.Helper()
+	g := NewWithT(t)
 	var want []map[string]any
-	wantPartition := map[int32]uint8{}
-	for i, c := range codecs {
-		for j, route := range compressionRoutes {
-			part := int32(i*len(compressionRoutes) + j)
-			opts := []kgo.Opt{kgo.SeedBrokers(src.Brokers()...)}
-			if route == "endpoint" {
-				opts = conn.KafkaOpts()
-			}
-			produceCompressed(ctx, t, append(opts, kgo.DefaultProduceTopic(conn.EventHubName)), c, route, part)
-			wantPartition[part] = c.id
-			for seq := range compressionEvents {
-				want = append(want, compressedValue(c.name, route, seq))
-			}
+	byKey := map[string]int32{}
+	for _, j := range jobs {
+		for seq := range compressionEvents {
+			want = append(want, j.value(seq))
+			byKey[j.key(seq)] = j.part
 		}
 	}
-
+	src := es.Resolve()
 	b := &batchCodecs{seen: map[int32]map[uint8]int{}}
-	got := readCompressed(ctx, t, src.Brokers(), src.Topic, len(want), b)
-	g.Expect(got).To(HaveLen(len(want)))
-	for part, id := range wantPartition {
-		g.Expect(b.seen[part]).To(HaveLen(1), "partition %d: batches of one codec", part)
-		g.Expect(b.seen[part]).To(HaveKey(id), "partition %d: batches stored with codec %d", part, id)
+	g.Expect(readCompressed(ctx, t, src.Brokers(), src.Topic, len(want), b)).To(HaveLen(len(want)))
+	for _, j := range jobs {
+		g.Expect(b.seen[j.part]).To(Equal(map[uint8]int{j.codec.id: b.seen[j.part][j.codec.id]}),
+			"%s %s %s: partition %d's batches stored with codec %d alone", j.client, j.codec.name, j.route, j.part, j.codec.id)
 	}
 
 	consumed := es.Consume(fabrictest.ConsumeTimeout(5 * time.Second))
 	g.Expect(consumed).To(fabrictest.HaveRecordCount(len(want)))
 	for _, r := range consumed {
-		var v map[string]any
-		g.Expect(r.DecodeValue(&v)).To(Succeed())
-		c, route := v["codec"].(string), v["route"].(string)
-		g.Expect(string(r.Key)).To(Equal(fmt.Sprintf("%s-%s-%v", c, route, v["seq"])))
-		g.Expect(r.Partition).To(Equal(partitionOf(c, route)), "record %s", r)
+		part, ok := byKey[string(r.Key)]
+		g.Expect(ok).To(BeTrue(), "record %s: a key no producer sent", r)
+		g.Expect(r.Partition).To(Equal(part), "record %s", r)
 	}
 	wantValues := make([]any, len(want))
 	for i, w := range want {
@@ -141,36 +174,24 @@ func TestCompressedProducers(t *testing.T) {
 	g.Expect(table.Rows()).To(fabrictest.HaveRowsMatching(want...))
 }
 
-// partitionOf is the partition the producer of codec and route writes to.
-func partitionOf(codecName, route string) int32 {
-	for i, c := range codecs {
-		for j, r := range compressionRoutes {
-			if c.name == codecName && r == route {
-				return int32(i*len(compressionRoutes) + j)
-			}
-		}
-	}
-	return -1
-}
-
-// produceCompressed sends compressionEvents events with codec c to
-// partition part, all before waiting for any (so batches hold several),
-// and checks the client wrote its batches compressed with c.
-func produceCompressed(ctx context.Context, t *testing.T, opts []kgo.Opt, c codec, route string, part int32) {
+// produceCompressed sends the job's events with its codec to its
+// partition, all before waiting for any (so batches hold several), and
+// checks the client wrote its batches compressed with that codec.
+func produceCompressed(ctx context.Context, t *testing.T, opts []kgo.Opt, j compressionJob) {
 	t.Helper()
 	written := &producedCodecs{seen: map[uint8]int{}}
-	cl, err := kgo.NewClient(append(opts, kgo.ProducerBatchCompression(c.kgo), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+	cl, err := kgo.NewClient(append(opts, kgo.ProducerBatchCompression(j.codec.kgo), kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.ProducerLinger(50*time.Millisecond), kgo.WithHooks(written))...)
 	if err != nil {
-		t.Fatalf("%s producer (%s): %v", c.name, route, err)
+		t.Fatalf("%s producer (%s): %v", j.codec.name, j.route, err)
 	}
 	defer cl.Close()
 	var wg sync.WaitGroup
 	errs := make(chan error, compressionEvents)
 	for seq := range compressionEvents {
-		v, _ := json.Marshal(compressedValue(c.name, route, seq))
+		v, _ := json.Marshal(j.value(seq))
 		wg.Add(1)
-		cl.Produce(ctx, &kgo.Record{Key: fmt.Appendf(nil, "%s-%s-%d", c.name, route, seq), Value: v, Partition: part},
+		cl.Produce(ctx, &kgo.Record{Key: []byte(j.key(seq)), Value: v, Partition: j.part},
 			func(_ *kgo.Record, err error) {
 				defer wg.Done()
 				if err != nil {
@@ -181,17 +202,23 @@ func produceCompressed(ctx context.Context, t *testing.T, opts []kgo.Opt, c code
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Fatalf("%s producer (%s): %v", c.name, route, err)
+		t.Fatalf("%s producer (%s): %v", j.codec.name, j.route, err)
+	}
+	// franz-go calls the hook from a goroutine of its own, after the
+	// promises: wait for it to have seen every record.
+	deadline := time.Now().Add(10 * time.Second)
+	for written.count() < compressionEvents && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
 	}
 	written.mu.Lock()
 	defer written.mu.Unlock()
-	if len(written.seen) != 1 || written.seen[c.id] == 0 {
-		t.Fatalf("%s producer (%s) wrote batches with codecs %v, want only %d", c.name, route, written.seen, c.id)
+	if len(written.seen) != 1 || written.seen[j.codec.id] != compressionEvents {
+		t.Fatalf("%s producer (%s) wrote batches with codecs %v (records by codec), want only %d", j.codec.name, j.route, written.seen, j.codec.id)
 	}
 }
 
-// producedCodecs records the compression of every batch a producer wrote
-// (kgo.HookProduceBatchWritten).
+// producedCodecs counts the records of the batches a producer wrote, by
+// their compression (kgo.HookProduceBatchWritten).
 type producedCodecs struct {
 	mu   sync.Mutex
 	seen map[uint8]int
@@ -200,7 +227,17 @@ type producedCodecs struct {
 func (p *producedCodecs) OnProduceBatchWritten(_ kgo.BrokerMetadata, _ string, _ int32, m kgo.ProduceBatchMetrics) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.seen[m.CompressionType]++
+	p.seen[m.CompressionType] += m.NumRecords
+}
+
+func (p *producedCodecs) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, c := range p.seen {
+		n += c
+	}
+	return n
 }
 
 // readCompressed reads n records of topic straight from the broker, noting
