@@ -49,15 +49,15 @@ type compressionJob struct {
 	part   int32
 }
 
-// compressionJobs is one job per codec and route for each client, each
-// with its own partition.
-func compressionJobs(clients ...string) []compressionJob {
-	var jobs []compressionJob
-	for _, cl := range clients {
-		for _, c := range codecs {
-			for _, r := range compressionRoutes {
-				jobs = append(jobs, compressionJob{client: cl, codec: c, route: r, part: int32(len(jobs))})
-			}
+// addJobs appends to jobs one job of client per codec and route (both
+// routes when none is given), each with a partition of its own.
+func addJobs(jobs []compressionJob, client string, routes ...string) []compressionJob {
+	if len(routes) == 0 {
+		routes = compressionRoutes
+	}
+	for _, c := range codecs {
+		for _, r := range routes {
+			jobs = append(jobs, compressionJob{client: client, codec: c, route: r, part: int32(len(jobs))})
 		}
 	}
 	return jobs
@@ -76,19 +76,33 @@ func (j compressionJob) value(seq int) map[string]any {
 		"pad": strings.Repeat(j.codec.name+"-"+j.route+" ", 20)}
 }
 
-// deployCompressionStream deploys a CustomEndpoint source into the
-// DefaultStream and a Lakehouse destination that commits every row.
-func deployCompressionStream(env *fabrictest.Env, name string) (fabrictest.Eventstream, fabrictest.Table, fabrictest.Connection) {
+// compressionStream is an Eventstream with a CustomEndpoint source, a
+// Lakehouse destination that commits every row and a CustomEndpoint
+// destination, and the connections of both endpoints.
+type compressionStream struct {
+	es    fabrictest.Eventstream
+	table fabrictest.Table
+	src   fabrictest.Connection // the source's: producers
+	dst   fabrictest.Connection // the destination's: consumers in $Default
+}
+
+func deployCompressionStream(env *fabrictest.Env, name string) compressionStream {
 	ws := env.Workspace(name)
 	lh := ws.Lakehouse("lh")
 	es := ws.DeployEventstream("codecs", map[string]any{
 		"sources": []any{map[string]any{"name": "app", "type": "CustomEndpoint", "properties": map[string]any{}}},
 		"streams": []any{map[string]any{"name": "s", "type": "DefaultStream", "properties": map[string]any{},
 			"inputNodes": []any{map[string]any{"name": "app"}}}},
-		"destinations": []any{map[string]any{"name": "lake", "type": "Lakehouse", "inputNodes": []any{map[string]any{"name": "s"}},
-			"properties": map[string]any{"workspaceId": ws.ID, "itemId": lh.ID, "deltaTable": "events", "minimumRows": 1}}},
+		"destinations": []any{
+			map[string]any{"name": "lake", "type": "Lakehouse", "inputNodes": []any{map[string]any{"name": "s"}},
+				"properties": map[string]any{"workspaceId": ws.ID, "itemId": lh.ID, "deltaTable": "events", "minimumRows": 1}},
+			map[string]any{"name": "out", "type": "CustomEndpoint", "inputNodes": []any{map[string]any{"name": "s"}},
+				"properties": map[string]any{}},
+		},
 	})
-	return es, lh.Table("events"), es.SourceConnection(es.Topology().Source("app").ID)
+	topo := es.Topology()
+	return compressionStream{es: es, table: lh.Table("events"),
+		src: es.SourceConnection(topo.Source("app").ID), dst: es.DestinationConnection(topo.Destination("out").ID)}
 }
 
 // batchCodecs records, per partition, the compression of every record
@@ -118,27 +132,29 @@ func (b *batchCodecs) OnFetchBatchRead(_ kgo.BrokerMetadata, _ string, partition
 // emulator's readers decompress them.
 func TestCompressedProducers(t *testing.T) {
 	t.Parallel()
-	jobs := compressionJobs("franz-go")
+	jobs := addJobs(nil, "franz-go")
 	env := fabrictest.Start(t, fabrictest.WithPartitions(len(jobs)))
-	es, table, conn := deployCompressionStream(env, "compression")
-	src := es.Resolve()
+	cs := deployCompressionStream(env, "compression")
+	src := cs.es.Resolve()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	for _, j := range jobs {
 		opts := []kgo.Opt{kgo.SeedBrokers(src.Brokers()...)}
 		if j.route == "endpoint" {
-			opts = conn.KafkaOpts()
+			opts = cs.src.KafkaOpts()
 		}
-		produceCompressed(ctx, t, append(opts, kgo.DefaultProduceTopic(conn.EventHubName)), j)
+		produceCompressed(ctx, t, append(opts, kgo.DefaultProduceTopic(cs.src.EventHubName)), j)
 	}
-	checkCompressed(ctx, t, es, table, jobs)
+	checkCompressed(ctx, t, cs, jobs)
 }
 
 // checkCompressed reads the Eventstream's topic straight from the broker
-// and finds each job's partition stored with its codec alone, then finds
-// every job's events, keys and values, in the consume route (in the job's
-// partition) and in the Lakehouse table.
-func checkCompressed(ctx context.Context, t *testing.T, es fabrictest.Eventstream, table fabrictest.Table, jobs []compressionJob) {
+// and through the CustomEndpoint destination, and finds each job's
+// partition stored with its codec alone both ways (the gateway forwards
+// fetched batches as they are); then finds every job's events, keys and
+// values, in the consume route (in the job's partition) and in the
+// Lakehouse table.
+func checkCompressed(ctx context.Context, t *testing.T, cs compressionStream, jobs []compressionJob) {
 	t.Helper()
 	g := NewWithT(t)
 	var want []map[string]any
@@ -149,15 +165,20 @@ func checkCompressed(ctx context.Context, t *testing.T, es fabrictest.Eventstrea
 			byKey[j.key(seq)] = j.part
 		}
 	}
-	src := es.Resolve()
-	b := &batchCodecs{seen: map[int32]map[uint8]int{}}
-	g.Expect(readCompressed(ctx, t, src.Brokers(), src.Topic, len(want), b)).To(HaveLen(len(want)))
+	src := cs.es.Resolve()
+	direct := &batchCodecs{seen: map[int32]map[uint8]int{}}
+	g.Expect(readCompressed(ctx, t, src.Topic, len(want), direct, kgo.SeedBrokers(src.Brokers()...))).To(HaveLen(len(want)))
+	viaEndpoint := &batchCodecs{seen: map[int32]map[uint8]int{}}
+	g.Expect(readCompressed(ctx, t, cs.dst.EventHubName, len(want), viaEndpoint, append(cs.dst.KafkaOpts(),
+		kgo.ConsumerGroup(cs.dst.ConsumerGroupName))...)).To(HaveLen(len(want)))
 	for _, j := range jobs {
-		g.Expect(b.seen[j.part]).To(Equal(map[uint8]int{j.codec.id: b.seen[j.part][j.codec.id]}),
-			"%s %s %s: partition %d's batches stored with codec %d alone", j.client, j.codec.name, j.route, j.part, j.codec.id)
+		for how, b := range map[string]*batchCodecs{"from the broker": direct, "through the endpoint": viaEndpoint} {
+			g.Expect(b.seen[j.part]).To(Equal(map[uint8]int{j.codec.id: b.seen[j.part][j.codec.id]}),
+				"%s %s %s: partition %d's batches, read %s, with codec %d alone", j.client, j.codec.name, j.route, j.part, how, j.codec.id)
+		}
 	}
 
-	consumed := es.Consume(fabrictest.ConsumeTimeout(5 * time.Second))
+	consumed := cs.es.Consume(fabrictest.ConsumeTimeout(5 * time.Second))
 	g.Expect(consumed).To(fabrictest.HaveRecordCount(len(want)))
 	for _, r := range consumed {
 		part, ok := byKey[string(r.Key)]
@@ -170,8 +191,8 @@ func checkCompressed(ctx context.Context, t *testing.T, es fabrictest.Eventstrea
 	}
 	g.Expect(consumed).To(fabrictest.HaveRecordsWithValues(wantValues...))
 
-	g.Eventually(table.TrySnapshot).WithTimeout(30 * time.Second).Should(fabrictest.HaveDeltaRows(len(want)))
-	g.Expect(table.Rows()).To(fabrictest.HaveRowsMatching(want...))
+	g.Eventually(cs.table.TrySnapshot).WithTimeout(30 * time.Second).Should(fabrictest.HaveDeltaRows(len(want)))
+	g.Expect(cs.table.Rows()).To(fabrictest.HaveRowsMatching(want...))
 }
 
 // produceCompressed sends the job's events with its codec to its
@@ -240,12 +261,12 @@ func (p *producedCodecs) count() int {
 	return n
 }
 
-// readCompressed reads n records of topic straight from the broker, noting
-// the codec of each batch in b.
-func readCompressed(ctx context.Context, t *testing.T, brokers []string, topic string, n int, b *batchCodecs) []*kgo.Record {
+// readCompressed reads n records of topic with a
+// consumer configured by opts (seed brokers, SASL, group), from the start,
+// noting the codec of each batch in b.
+func readCompressed(ctx context.Context, t *testing.T, topic string, n int, b *batchCodecs, opts ...kgo.Opt) []*kgo.Record {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.WithHooks(b))
+	cl, err := kgo.NewClient(append(opts, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.WithHooks(b))...)
 	if err != nil {
 		t.Fatalf("consumer: %v", err)
 	}
