@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # install-java-clients.sh — the Java Kafka client of the TLS wire test
-# (emulator/tls_clients_test.go): Apache kafka-clients and its runtime jars,
+# (emulator/tls_clients_test.go) and of the compression matrix
+# (fabrictest/compression_clients_test.go: its snappy, lz4 and zstd codecs
+# are the runtime jars snappy-java, lz4-java and zstd-jni): Apache
+# kafka-clients and its runtime jars,
 # resolved from internal/testclients/java/pom.xml with Maven into
 # $REPO/.cache/java-clients. The test fails with a message naming this
 # script when the jars are missing.

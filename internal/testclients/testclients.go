@@ -61,7 +61,14 @@ func KafkaPython(t testing.TB) string {
 // stderr on any error.
 func Run(t testing.TB, stdin []byte, name string, args ...string) []byte {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), Timeout)
+	return RunWithin(t, Timeout, stdin, name, args...)
+}
+
+// RunWithin is Run bounded by timeout instead of Timeout, for a client
+// run that does more (several producers in one JVM).
+func RunWithin(t testing.TB, timeout time.Duration, stdin []byte, name string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.WaitDelay = 2 * time.Second
@@ -73,7 +80,7 @@ func Run(t testing.TB, stdin []byte, name string, args ...string) []byte {
 	start := time.Now()
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		t.Fatalf("%s did not finish within %v; stderr: %s", name, Timeout, stderr.Bytes())
+		t.Fatalf("%s did not finish within %v; stderr: %s", name, timeout, stderr.Bytes())
 	}
 	if err != nil {
 		t.Fatalf("%s: %v; stderr: %s", name, err, stderr.Bytes())

@@ -327,6 +327,34 @@ def kafka_emulator(emulator_binary: Path, apache_kafka: str,
     _stop(emu.proc)
 
 
+# -- a standalone Spark cluster --------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One Spark master and two workers from the driver's ``SPARK_HOME`` on
+    127.0.0.1 (python/tests/spark_cluster.py); yields the running
+    :class:`spark_cluster.SparkCluster` (``master_url`` is ``spark://…``).
+    Stopped at the end of the session, also when a test or the start
+    failed (a start that fails raises with the daemons' logs); the logs are
+    in the temporary directory it prints."""
+    from spark_cluster import SparkCluster
+
+    from spark_agent.jvm import INSTALL_HINT, check_spark_home
+
+    try:
+        home = check_spark_home()
+    except FileNotFoundError as e:
+        pytest.fail(f"{e} ({INSTALL_HINT})" if INSTALL_HINT not in str(e) else str(e), pytrace=False)
+    cluster = SparkCluster(home, tmp_path_factory.mktemp("spark-cluster"))
+    try:
+        cluster.start()
+        print(f"spark cluster: {cluster.master_url} with {len(cluster.procs) - 1} workers up in "
+              f"{cluster.started_in:.1f}s (logs: {cluster.log_dir})", file=sys.stderr)
+        yield cluster
+    finally:
+        cluster.stop()
+
+
 # -- shared assertions -------------------------------------------------------------------
 
 def orders(n: int, prefix: str = "o") -> list[dict[str, Any]]:

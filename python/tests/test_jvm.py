@@ -1,4 +1,8 @@
-"""The notebook snippet on JVM Spark 3.5.5 (local[1]) with the real spark-sql-kafka source.
+"""The notebook snippet on JVM Spark 3.5.5 with the real spark-sql-kafka source,
+twice: on ``local[1]`` (the driver reads Kafka) and on a standalone cluster
+(``spark://``, one master and two workers from the same ``SPARK_HOME``, the
+``spark_cluster`` fixture), where the Kafka source's executors, not the
+driver, must reach the broker the emulator advertised.
 
 Broker: Apache Kafka 3.9.1 in a container (fabrictest/kafka:3.9.1-local), not
 the emulator's embedded broker. With the embedded broker (franz-go kfake)
@@ -22,30 +26,50 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import pytest
 from conftest import Emulator, assert_kafka_rows, orders
+from spark_cluster import EXECUTOR_MEMORY, WORKER_CORES, WORKERS, task_executors
 
 pytestmark = pytest.mark.jvm
 
 
-@pytest.fixture(scope="module")
-def spark(kafka_emulator: Emulator) -> Iterator[Any]:
+@pytest.fixture(scope="module", params=["local", "standalone"])
+def spark(request: pytest.FixtureRequest, kafka_emulator: Emulator,
+          tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A session on ``local[1]``, then one on the standalone cluster: one
+    executor per worker (``spark.cores.max`` = the workers' cores), the first
+    job held until both have registered. Either way the driver's event log
+    (``spark.eventLog.dir``) records where each task ran."""
     from spark_agent import install
     from spark_agent.jvm import INSTALL_HINT, session_builder
 
+    master = "local[1]"
+    if request.param == "standalone":
+        master = request.getfixturevalue("spark_cluster").master_url
     try:
-        builder = session_builder("local[1]")
+        builder = session_builder(master)
     except FileNotFoundError as e:
         pytest.fail(f"{e} (bash scripts/install-spark-deps.sh)" if INSTALL_HINT not in str(e) else str(e),
                     pytrace=False)
-    session = (builder.config("spark.ui.showConsoleProgress", "false")
+    builder = (builder.config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.streaming.noDataProgressEventInterval", "200")
-               .getOrCreate())
+               .config("spark.eventLog.enabled", "true")
+               .config("spark.eventLog.dir", tmp_path_factory.mktemp("spark-events").as_uri()))
+    if request.param == "standalone":
+        builder = (builder.config("spark.executor.memory", EXECUTOR_MEMORY)
+                   .config("spark.executor.cores", str(WORKER_CORES))
+                   .config("spark.cores.max", str(WORKERS * WORKER_CORES))
+                   .config("spark.scheduler.minRegisteredResourcesRatio", "1.0")
+                   .config("spark.scheduler.maxRegisteredResourcesWaitingTime", "60s"))
+    session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
+    assert session.sparkContext.master == master
     install(session, kafka_emulator.url, kafka_emulator.token)
     try:
         yield session
@@ -55,9 +79,11 @@ def spark(kafka_emulator: Emulator) -> Iterator[Any]:
         session.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def workspace(kafka_emulator: Emulator) -> str:
-    return kafka_emulator.create_workspace("jvm-witness")
+    """A workspace per test: each test runs once per master, with the same
+    Eventstream names."""
+    return kafka_emulator.create_workspace(f"jvm-witness-{uuid.uuid4().hex[:8]}")
 
 
 def _wait(what: str, cond: Callable[[], bool], timeout: float = 120) -> None:
@@ -182,6 +208,39 @@ def test_checkpointed_stream_resumes_from_its_checkpoint(spark: Any, kafka_emula
     assert run() == ["first-0", "first-1", "first-2", "first-3"]
     kafka_emulator.produce(es, orders(3, "second"))
     assert run() == ["second-0", "second-1", "second-2"]
+
+
+def test_kafka_partitions_are_read_where_the_master_runs_tasks(spark: Any, kafka_emulator: Emulator,
+                                                             workspace: str) -> None:
+    """The tasks that read the Eventstream's partitions ran in the driver on
+    ``local[1]``; on the standalone cluster none ran in the driver, and both
+    executors (one per worker, on 127.0.0.1) read partitions from the broker
+    the resolve route named. Where each task ran comes from the driver's
+    event log (each SparkListenerTaskEnd's executor id and host)."""
+    es = kafka_emulator.create_eventstream(workspace, "executors")
+    events = orders(12)
+    produced = kafka_emulator.produce(es, events)
+    sc = spark.sparkContext
+    marker = f"executors-{uuid.uuid4()}"
+    sc.setLocalProperty("fabrictest.witness", marker)
+    try:
+        rows = spark.read.format("kafka").options(**{
+            "eventstream.itemid": es.item_id, "eventstream.datasourceid": es.datasource_id}).load().collect()
+    finally:
+        sc.setLocalProperty("fabrictest.witness", None)
+    assert_kafka_rows(rows, es, produced, events)
+
+    event_dir = Path(urlparse(spark.conf.get("spark.eventLog.dir")).path)
+    tasks = task_executors(event_dir, sc.applicationId, "fabrictest.witness", marker)
+    print(f"{sc.master}: Kafka tasks ran on {sorted(tasks)}")
+    executors = {ex for ex, _ in tasks}
+    assert len(tasks) >= len({w["partition"] for w in produced["events"]})
+    if sc.master.startswith("local"):
+        assert executors == {"driver"}
+    else:
+        assert "driver" not in executors
+        assert len(executors) == WORKERS, f"want every executor to read a partition, got {sorted(tasks)}"
+        assert {host for _, host in tasks} == {"127.0.0.1"}
 
 
 def test_lakehouse_destination_on_apache_kafka(kafka_emulator: Emulator, workspace: str) -> None:

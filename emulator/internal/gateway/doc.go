@@ -19,6 +19,10 @@
 // locally with TOPIC_AUTHORIZATION_FAILED and never reach the upstream (Apache
 // Kafka would auto-create them); Metadata lists only the granted topic and
 // points every broker and coordinator at the gateway's advertised address.
+// A produce's compressed record batches are decompressed with franz-go's
+// codecs and forwarded as sent; a partition whose batch does not
+// decompress to its records is answered UNKNOWN_SERVER_ERROR, as Apache
+// Kafka answers it, and never reaches the upstream.
 // Requests the gateway does not understand (topic and ACL administration,
 // transactions, configs, …) close the connection, and ApiVersions stops
 // advertising them.

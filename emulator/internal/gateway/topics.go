@@ -95,7 +95,8 @@ func (s *session) metadata(req *kmsg.MetadataRequest) action {
 	})}
 }
 
-// produce forwards records for the granted topic and refuses the others.
+// produce forwards records for the granted topic and refuses the others,
+// and the partitions whose compressed batches do not decompress.
 func (s *session) produce(req *kmsg.ProduceRequest) action {
 	if req.TransactionID != nil {
 		return action{refuse: "transactional produce is not offered"}
@@ -119,6 +120,8 @@ func (s *session) produce(req *kmsg.ProduceRequest) action {
 		denied = append(denied, d)
 	}
 	s.refused("Produce", len(denied))
+	keep, corrupt := s.dropCorrupt(keep)
+	denied = append(denied, corrupt...)
 	s.observeProduce(keep) // data insights
 	acks0 := req.Acks == 0
 	switch {
@@ -133,7 +136,7 @@ func (s *session) produce(req *kmsg.ProduceRequest) action {
 	a := action{forward: true, body: req.AppendTo(nil), noReply: acks0}
 	if !acks0 {
 		a.fix = rewrite(kmsg.NewPtrProduceResponse(), req.Version, func(resp *kmsg.ProduceResponse) {
-			resp.Topics = append(resp.Topics, denied...)
+			mergeProduceTopics(resp, denied)
 		})
 	}
 	return a

@@ -1,0 +1,87 @@
+package gateway
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// batch encodes n records as a v2 record batch compressed with codec;
+// garble replaces the compressed section with as many bytes that are not
+// that codec's.
+func batch(t *testing.T, codec kgo.CompressionCodec, n int, garble bool) []byte {
+	t.Helper()
+	var recs []byte
+	for i := range n {
+		r := kmsg.Record{OffsetDelta: int32(i), Value: []byte(strings.Repeat("value ", 30))}
+		r.Length = int32(len(r.AppendTo(nil)) - 1) // the bytes after the (one-byte, zero) length
+		recs = r.AppendTo(recs)
+	}
+	c, err := kgo.DefaultCompressor(codec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, typ := c.Compress(new(bytes.Buffer), recs)
+	if typ == kgo.CodecNone {
+		t.Fatalf("codec %v did not compress", codec)
+	}
+	if garble {
+		out = bytes.Repeat([]byte{0x5a}, len(out))
+	}
+	b := kmsg.RecordBatch{Magic: 2, Attributes: int16(typ), LastOffsetDelta: int32(n - 1), NumRecords: int32(n),
+		ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1, Records: append([]byte(nil), out...)}
+	b.Length = int32(len(b.AppendTo(nil)) - 12)
+	return b.AppendTo(nil)
+}
+
+// TestCheckRecords: batches of every codec that decompress to their
+// records pass; garbled ones, and ones declaring more records than they
+// hold, are refused naming the codec.
+func TestCheckRecords(t *testing.T) {
+	for _, c := range []kgo.CompressionCodec{kgo.GzipCompression(), kgo.SnappyCompression(), kgo.Lz4Compression(), kgo.ZstdCompression()} {
+		good := batch(t, c, 5, false)
+		if err := checkRecords(append(append([]byte(nil), good...), good...)); err != nil {
+			t.Errorf("%v: two good batches refused: %v", c, err)
+		}
+		err := checkRecords(append(append([]byte(nil), good...), batch(t, c, 5, true)...))
+		if err == nil {
+			t.Errorf("%v: garbled batch after a good one passed", c)
+			continue
+		}
+		t.Logf("garbled: %v", err)
+		var short kmsg.RecordBatch
+		if err := short.ReadFrom(good); err != nil {
+			t.Fatal(err)
+		}
+		short.NumRecords, short.LastOffsetDelta = 6, 5
+		if err := checkRecords(good); err != nil {
+			t.Errorf("%v: good batch refused: %v", c, err)
+		}
+		if err := checkRecords(short.AppendTo(nil)); err == nil || !strings.Contains(err.Error(), "record 6 of 6 truncated") {
+			t.Errorf("%v: batch declaring 6 records of 5: %v", c, err)
+		}
+	}
+}
+
+// TestMergeProduceTopics: a refused partition joins its topic's entry of
+// the upstream answer; another topic gets an entry of its own.
+func TestMergeProduceTopics(t *testing.T) {
+	resp := kmsg.NewPtrProduceResponse()
+	up := kmsg.NewProduceResponseTopic()
+	up.Topic = "granted"
+	up.Partitions = []kmsg.ProduceResponseTopicPartition{{Partition: 0}}
+	resp.Topics = []kmsg.ProduceResponseTopic{up}
+	bad := kmsg.NewProduceResponseTopic()
+	bad.Topic = "granted"
+	bad.Partitions = []kmsg.ProduceResponseTopicPartition{{Partition: 1, ErrorCode: kerr.UnknownServerError.Code}}
+	foreign := kmsg.NewProduceResponseTopic()
+	foreign.Topic = "other"
+	mergeProduceTopics(resp, []kmsg.ProduceResponseTopic{bad, foreign})
+	if len(resp.Topics) != 2 || len(resp.Topics[0].Partitions) != 2 || resp.Topics[0].Partitions[1].Partition != 1 || resp.Topics[1].Topic != "other" {
+		t.Fatalf("merged answer: %+v", resp.Topics)
+	}
+}
