@@ -15,9 +15,7 @@ import (
 func TestLakehouseDestination(t *testing.T) {
 	t.Parallel()
 	g := NewWithT(t)
-	// One partition: one produce is then one batch in Kafka, which the
-	// destination fetches whole, so one produce is one commit. (With several
-	// partitions Apache Kafka may hand the batches to two polls.)
+	// One partition, so the rows keep their produce order.
 	env := fabrictest.Start(t, fabrictest.WithPartitions(1))
 	ws := env.Workspace("sales")
 	es := ws.Eventstream("orders")
@@ -40,7 +38,11 @@ func TestLakehouseDestination(t *testing.T) {
 	)
 	table := lh.Table("orders")
 	g.Expect(table).To(fabrictest.HaveDeltaRows(2))
-	g.Expect(table).To(fabrictest.HaveCommits(1))
+	// One produce is one Kafka batch only when the producer sends both
+	// records together; a loaded machine can split them into two, hence
+	// two commits. What follows counts from the version reached here.
+	first := table.Snapshot().Version
+	g.Expect(first).To(BeNumerically("<=", 1))
 	g.Expect(table).To(fabrictest.HaveColumns("order", "amount", "currency"))
 	g.Expect(table.Rows()).To(fabrictest.HaveRowsMatching(
 		map[string]any{"order": 1, "amount": 12.5, "currency": "EUR"},
@@ -52,11 +54,11 @@ func TestLakehouseDestination(t *testing.T) {
 	// column for is not written (Fabric's schema enforcement, fabric-docs
 	// "Add a lakehouse destination to an eventstream").
 	es.ProduceJSON(map[string]any{"order": 3, "amount": 1, "currency": "EUR", "note": "gift"})
-	g.Expect(table.Snapshot()).To(fabrictest.HaveVersion(1))
+	g.Expect(table.Snapshot()).To(fabrictest.HaveVersion(first + 1))
 	versions := table.Versions()
-	g.Expect(versions).To(HaveLen(2))
-	g.Expect(versions[1].AddedRows).To(BeEquivalentTo(1))
-	g.Expect(versions[1].SchemaChanged).To(BeFalse())
+	g.Expect(versions).To(HaveLen(int(first) + 2))
+	g.Expect(versions[first+1].AddedRows).To(BeEquivalentTo(1))
+	g.Expect(versions[first+1].SchemaChanged).To(BeFalse())
 	g.Expect(table).To(fabrictest.HaveColumns("order", "amount", "currency"))
 	g.Expect(table.Rows().Column("amount")).To(Equal([]any{12.5, 7.0, 1.0}))
 	g.Expect(lh.Tables()).To(Equal([]string{"orders"}))
