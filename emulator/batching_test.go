@@ -52,11 +52,16 @@ func deployTemplate(t *testing.T, e *testEnv) templateLake {
 // send produces bikes from..to-1 (all pass the template's filter).
 func (f templateLake) send(from, to int) {
 	f.e.t.Helper()
+	f.e.must(200, f.e.call("POST", f.produce, bikeEvents(from, to)))
+}
+
+// bikeEvents is the produce body of bikes from..to-1.
+func bikeEvents(from, to int) string {
 	var evs []string
 	for i := from; i < to; i++ {
 		evs = append(evs, fmt.Sprintf(`{"value":{"BikepointID":"BP%d","No_Bikes":"%d"}}`, i, i))
 	}
-	f.e.must(200, f.e.call("POST", f.produce, `{"events":[`+strings.Join(evs, ",")+`]}`))
+	return `{"events":[` + strings.Join(evs, ",") + `]}`
 }
 
 // sendSettled is send for large batches in a -race build, where writing
@@ -70,11 +75,7 @@ func (f templateLake) sendSettled(from, to int, settled func() bool) {
 		f.send(from, to)
 		return
 	}
-	var evs []string
-	for i := from; i < to; i++ {
-		evs = append(evs, fmt.Sprintf(`{"value":{"BikepointID":"BP%d","No_Bikes":"%d"}}`, i, i))
-	}
-	r := f.e.call("POST", f.produce, `{"events":[`+strings.Join(evs, ",")+`]}`)
+	r := f.e.call("POST", f.produce, bikeEvents(from, to))
 	if r.Status != 200 {
 		f.e.wantError(r, 504, "DestinationTimeout")
 	}
