@@ -98,7 +98,8 @@ func New(opts ...Option) (*Server, error) {
 	if s.store, err = store.Open(cfg.dataDir); err != nil {
 		return nil, err
 	}
-	if s.broker, err = broker.Parse(cfg.kafka, broker.EmbeddedConfig{Port: cfg.embeddedPort, DataDir: kafkaDir}, broker.WithPartitions(cfg.partitions)); err != nil {
+	if s.broker, err = broker.Parse(cfg.kafka, broker.EmbeddedConfig{Port: cfg.embeddedPort, DataDir: kafkaDir}, broker.WithPartitions(cfg.partitions),
+		broker.WithReplicationFactor(cfg.replicas), broker.WithMinInsyncReplicas(cfg.minInsync)); err != nil {
 		return nil, err
 	}
 	s.jobs = jobs.NewRunner(s.store, cfg.jobWebhook, cfg.logger)

@@ -38,6 +38,8 @@ type Broker struct {
 	client     *kgo.Client
 	admin      *kadm.Client
 	partitions int32
+	replicas   int16    // WithReplicationFactor; 0: min(3, brokers)
+	minInsync  int      // WithMinInsyncReplicas; 0: 2 with three brokers or more
 	known      sync.Map // topic → struct{}: topics known to exist
 	fetchers   *fetchPool
 }
@@ -131,6 +133,7 @@ func connect(kind string, seeds []string, opts []Option) (*Broker, error) {
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(seeds...),
 		kgo.ProducerLinger(0),
+		producerAcks(),
 		kgo.MaxBufferedRecords(1_000_000),
 		kgo.RequestRetries(3),
 	)
@@ -179,7 +182,11 @@ func (b *Broker) CreateTopicPartitions(ctx context.Context, topic string, n int3
 	if n <= 0 {
 		n = b.partitions
 	}
-	resp, err := b.admin.CreateTopic(ctx, n, -1, nil, topic)
+	st, err := b.TopicSettings(ctx)
+	if err != nil {
+		return fmt.Errorf("create topic %s: %w", topic, err)
+	}
+	resp, err := b.admin.CreateTopic(ctx, n, st.Replicas, st.topicConfigs(), topic)
 	if err == nil {
 		err = resp.Err
 	}
