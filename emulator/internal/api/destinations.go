@@ -61,6 +61,10 @@ func (a *API) renderDestination(d store.Destination) destinationJSON {
 		if st.Panics > 0 || st.Skipped > 0 {
 			j.Delivery["recoveredPanics"], j.Delivery["skippedRecords"] = st.Panics, st.Skipped
 		}
+		if st.ReadErr != nil {
+			j.Status = statusWarning // delivery resumes once Kafka answers again
+			j.Delivery["lastReadError"] = a.scrub(st.ReadErr.Error())
+		}
 		if st.Err != nil {
 			j.Status = "Failed"
 			j.Delivery["lastError"] = a.scrub(st.Err.Error())

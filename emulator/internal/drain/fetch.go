@@ -73,7 +73,8 @@ func (p *Pool) fetchFor(ctx context.Context, ws []*want) int {
 		for part, o := range parts {
 			leader, ok := leaders[part]
 			if !ok {
-				failed[topic] = fmt.Errorf("topic %s has no partition %d", topic, part)
+				failed[topic] = fmt.Errorf("partition %s/%d has no leader: %w", topic, part, kerr.LeaderNotAvailable)
+				p.forget(topic) // a leader is elected later: look again
 				continue
 			}
 			addPartition(reqs, topicAt, leader, topic, part, o)
@@ -83,6 +84,7 @@ func (p *Pool) fetchFor(ctx context.Context, ws []*want) int {
 	for t, err := range failed {
 		errs[t] = err
 	}
+	p.noteReads(low, errs)
 	return p.answer(ws, low, got, errs)
 }
 
