@@ -95,7 +95,7 @@ var _ = Describe("An Eventstream on a three-broker Apache Kafka cluster", Label(
 
 		By("showing the outage in the destination's status")
 		Eventually(func() string { return dest.Refresh().Status }).WithTimeout(time.Minute).Should(Equal("Warning"))
-		Expect(dest.Refresh().Delivery.LastReadError).NotTo(BeEmpty())
+		Expect(dest.Refresh().Delivery.LastKafkaError).NotTo(BeEmpty())
 		Eventually(func() *fabrictest.NodeError { return topologyNode(es, dest.ID).Error }).WithTimeout(30*time.Second).
 			Should(HaveField("ErrorCode", "KafkaUnavailable"), "the topology's destination node")
 		Expect(topologyNode(es, dest.ID).Status).To(Equal("Warning"))

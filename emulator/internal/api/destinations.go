@@ -61,9 +61,9 @@ func (a *API) renderDestination(d store.Destination) destinationJSON {
 		if st.Panics > 0 || st.Skipped > 0 {
 			j.Delivery["recoveredPanics"], j.Delivery["skippedRecords"] = st.Panics, st.Skipped
 		}
-		if st.ReadErr != nil {
+		if err := a.rt.KafkaHealth(context.Background(), d.ID); err != nil {
 			j.Status = statusWarning // delivery resumes once Kafka answers again
-			j.Delivery["lastReadError"] = a.scrub(st.ReadErr.Error())
+			j.Delivery["lastKafkaError"] = a.scrub(err.Error())
 		}
 		if st.Err != nil {
 			j.Status = "Failed"

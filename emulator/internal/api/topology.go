@@ -81,8 +81,9 @@ func (a *API) destinationStatus(d store.Destination, paused []string) (string, e
 		return statusUnknown, nil
 	case st.Err != nil:
 		return statusFailed, st.Err
-	case st.ReadErr != nil:
-		return statusWarning, kafkaReadError{st.ReadErr}
+	}
+	if err := a.rt.KafkaHealth(context.Background(), d.ID); err != nil {
+		return statusWarning, kafkaReadError{err}
 	}
 	return statusRunning, nil
 }
@@ -554,12 +555,13 @@ func pausedError(es store.Item, ds string) error {
 		ds, es.ID, es.ID, es.ID).WithResource(ds, "Source")
 }
 
-// kafkaReadError is a destination's failing read of its topic, reported
+// kafkaReadError is a topic the cluster cannot serve (see
+// Runtime.KafkaHealth), reported
 // in the topology with the errorCode of a produce the cluster refuses.
 type kafkaReadError struct{ err error }
 
 func (e kafkaReadError) Error() string {
-	return "reading the Eventstream's Kafka topic failed; delivery resumes once the cluster answers: " + e.err.Error()
+	return "the Kafka cluster cannot serve the Eventstream's topic for now; delivery resumes once it can: " + e.err.Error()
 }
 
 func (e kafkaReadError) Unwrap() error { return e.err }

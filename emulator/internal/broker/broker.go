@@ -42,6 +42,7 @@ type Broker struct {
 	minInsync  int      // WithMinInsyncReplicas; 0: 2 with three brokers or more
 	known      sync.Map // topic → struct{}: topics known to exist
 	fetchers   *fetchPool
+	health     health // TopicHealth's answers
 }
 
 // Option configures a Broker.

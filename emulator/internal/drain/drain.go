@@ -516,3 +516,6 @@ func (d *Drain) Close() error {
 	<-d.done
 	return nil
 }
+
+// Topic is the Kafka topic the drain reads.
+func (d *Drain) Topic() string { return d.cfg.Topic }
