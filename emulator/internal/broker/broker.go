@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -43,6 +44,8 @@ type Broker struct {
 	known      sync.Map // topic → struct{}: topics known to exist
 	fetchers   *fetchPool
 	health     health // TopicHealth's answers
+	// brokersSeen is the most brokers the cluster's metadata has listed.
+	brokersSeen atomic.Int32
 }
 
 // Option configures a Broker.

@@ -57,8 +57,8 @@ type TopicSettings struct {
 }
 
 // TopicSettings returns the replication the broker gives the topics it
-// creates on the cluster as it is now (its brokers are counted from the
-// cluster's metadata).
+// creates on the cluster (its brokers counted from the cluster's metadata:
+// the most it has listed so far).
 func (b *Broker) TopicSettings(ctx context.Context) (TopicSettings, error) {
 	if !b.Enabled() {
 		return TopicSettings{}, ErrNoBroker
@@ -71,7 +71,13 @@ func (b *Broker) TopicSettings(ctx context.Context) (TopicSettings, error) {
 	if err != nil {
 		return st, fmt.Errorf("count kafka brokers: %w", err)
 	}
-	n := len(md.Brokers)
+	// The largest count seen: a broker that is down, or not registered yet,
+	// when a topic is created does not make the cluster smaller.
+	n := int(b.brokersSeen.Load())
+	if m := len(md.Brokers); m > n {
+		b.brokersSeen.Store(int32(m))
+		n = m
+	}
 	if st.Replicas == 0 {
 		st.Replicas = int16(max(1, min(maxDefaultReplicas, n)))
 	}
