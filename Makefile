@@ -80,10 +80,14 @@ emulator-image: docker
 	bash scripts/build-emulator-image.sh
 
 # Tier 2: the harness, the witness specs and the examples against real
-# Apache Kafka in a container (the local image with apache/kafka's contract).
+# Apache Kafka in a container (the local image with apache/kafka's contract);
+# then the emulator on a secured Apache Kafka (SASL_SSL + SCRAM-SHA-512 and
+# mutual TLS, about 1.5 min).
 test-container: kafka-image emulator-image
 	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
 		$(GO) test -tags container -count=1 -timeout 20m ./fixtures/... ./fabrictest/... ./specs/... ./examples/...
+	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
+		$(GO) test -tags container -count=1 -timeout 10m -run '^TestSecuredKafka' ./emulator/
 
 # Tier 3: the Fabric notebook snippet, unmodified, on JVM Spark and on Sail.
 test-witness: kafka-image

@@ -98,8 +98,7 @@ func New(opts ...Option) (*Server, error) {
 	if s.store, err = store.Open(cfg.dataDir); err != nil {
 		return nil, err
 	}
-	if s.broker, err = broker.Parse(cfg.kafka, broker.EmbeddedConfig{Port: cfg.embeddedPort, DataDir: kafkaDir}, broker.WithPartitions(cfg.partitions),
-		broker.WithReplicationFactor(cfg.replicas), broker.WithMinInsyncReplicas(cfg.minInsync)); err != nil {
+	if s.broker, err = connectKafka(&cfg, kafkaDir); err != nil {
 		return nil, err
 	}
 	s.jobs = jobs.NewRunner(s.store, cfg.jobWebhook, cfg.logger)
@@ -270,6 +269,9 @@ func (s *Server) startEndpoint() error {
 	}
 	if c := s.serverTLS(); c != nil {
 		opts = append(opts, gateway.WithTLS(c))
+	}
+	if sec := s.broker.Security(); sec.Secured() {
+		opts = append(opts, gateway.WithUpstreamSecurity(sec.TLS, sec.Mechanism()))
 	}
 	gw, err := gateway.New(s.broker.Bootstrap(), authn, opts...)
 	if err != nil {

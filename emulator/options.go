@@ -32,12 +32,13 @@ type config struct {
 	endpointAddr    string // the custom endpoint's Kafka listener; "off" disables it
 	endpointAdv     string
 	httpTimeouts    HTTPTimeouts
-	entraApps       []EntraApp   // the strict registry's applications
-	entraStrict     bool         // only entraApps get tokens
-	entraTenant     string       // the one tenant ("": any)
-	trustedIssuers  []string     // other OpenID issuers' URLs
-	issuerClient    *http.Client // reads trusted issuers' documents
-	tls             tlsSettings  // WithTLS, WithTLSCertificate
+	entraApps       []EntraApp    // the strict registry's applications
+	entraStrict     bool          // only entraApps get tokens
+	entraTenant     string        // the one tenant ("": any)
+	trustedIssuers  []string      // other OpenID issuers' URLs
+	issuerClient    *http.Client  // reads trusted issuers' documents
+	tls             tlsSettings   // WithTLS, WithTLSCertificate
+	kafkaSec        kafkaSettings // WithKafkaConfigFile, WithKafkaProperties
 }
 
 func defaults() config {

@@ -10,7 +10,11 @@ Spark's ``kafka.*`` consumer options become kafka-python keyword arguments: a
 key whose dotted name is a kafka-python setting (``request.timeout.ms`` →
 ``request_timeout_ms``) passes through; SASL's ``sasl.jaas.config`` is parsed
 into user name and password; a PEM ``ssl.truststore.location`` becomes
-``ssl_cafile``; anything else fails naming the option.
+``ssl_cafile``, and inline PEM (``ssl.truststore.certificates``,
+``ssl.keystore.certificate.chain`` + ``ssl.keystore.key``, what the resolve
+route hands out for a secured cluster) is written to private files for
+``ssl_cafile`` / ``ssl_certfile`` / ``ssl_keyfile``; anything else fails
+naming the option.
 """
 
 from __future__ import annotations
@@ -72,7 +76,22 @@ def client_config(kafka_params: Mapping[str, str], defaults: Mapping[str, Any], 
                     "kafka.ssl.truststore.type", f"option 'kafka.ssl.truststore.type'={ttype}: the driver-side Kafka "
                     f"{role} on Sail takes PEM truststores (kafka.ssl.truststore.type=PEM)")
             cfg["ssl_cafile"] = value
-        elif lkey == "ssl.truststore.type":
+        elif lkey == "ssl.truststore.certificates":
+            _pem_type(params, "ssl.truststore.type", role)
+            cfg["ssl_cafile"] = _pem_file(value, "ca.pem")
+        elif lkey == "ssl.keystore.location":
+            _pem_type(params, "ssl.keystore.type", role)
+            cfg["ssl_certfile"] = cfg["ssl_keyfile"] = value  # one PEM file with the chain and the key
+        elif lkey == "ssl.keystore.certificate.chain":
+            _pem_type(params, "ssl.keystore.type", role)
+            if "ssl.keystore.key" not in params:
+                raise KafkaOptionError(opt, f"option '{opt}' needs 'kafka.ssl.keystore.key'")
+            cfg["ssl_certfile"] = _pem_file(value, "client.pem")
+            cfg["ssl_keyfile"] = _pem_file(params["ssl.keystore.key"][1], "client-key.pem")
+        elif lkey == "ssl.keystore.key":
+            if "ssl.keystore.certificate.chain" not in params:
+                raise KafkaOptionError(opt, f"option '{opt}' needs 'kafka.ssl.keystore.certificate.chain'")
+        elif lkey in ("ssl.truststore.type", "ssl.keystore.type"):
             continue
         elif lkey == "ssl.endpoint.identification.algorithm":
             cfg["ssl_check_hostname"] = value.strip().lower() == "https"
@@ -93,6 +112,39 @@ def client_config(kafka_params: Mapping[str, str], defaults: Mapping[str, Any], 
             else:
                 cfg[name] = value
     return cfg
+
+
+def _pem_type(params: Mapping[str, tuple[str, str]], key: str, role: str) -> None:
+    """Refuses a store type other than PEM (JKS is the Java client's default)."""
+    stype = (params.get(key, ("", "PEM"))[1] or "PEM").upper()
+    if stype != "PEM":
+        raise KafkaOptionError("kafka." + key, f"option 'kafka.{key}'={stype}: the driver-side Kafka {role} on Sail "
+                                               f"takes PEM stores (kafka.{key}=PEM)")
+
+
+def _pem_file(text: str, name: str) -> str:
+    """Writes an inline PEM value to a file only this user reads (kafka-python
+    takes files), once per distinct value."""
+    import hashlib
+    import os
+    import tempfile
+
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    path = os.path.join(_pem_dir(tempfile), f"{digest}-{name}")
+    if not os.path.exists(path):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+    return path
+
+
+_PEM_DIR: list[str] = []
+
+
+def _pem_dir(tempfile: Any) -> str:
+    if not _PEM_DIR:
+        _PEM_DIR.append(tempfile.mkdtemp(prefix="spark-agent-pem-"))  # 0700
+    return _PEM_DIR[0]
 
 
 def consumer_config(kafka_params: Mapping[str, str]) -> dict[str, Any]:

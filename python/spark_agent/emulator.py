@@ -90,7 +90,8 @@ class Source:
         """The Spark Kafka options this source becomes (JVM rewrite).
 
         ``kafka.bootstrap.servers`` and ``subscribe``, plus the security options
-        when the endpoint is not plaintext: ``securityProtocol``,
+        when the cluster is not plaintext: ``kafkaProperties`` (each key
+        prefixed with ``kafka.``), ``securityProtocol``,
         ``saslMechanism`` and ``saslJaasConfig`` (or ``username``/``password``,
         turned into a JAAS line for PLAIN or SCRAM) when the resolve names them.
         """
@@ -118,6 +119,11 @@ class Source:
                          ("sslTruststoreType", "kafka.ssl.truststore.type")):
             if self.raw.get(key):
                 opts[opt] = str(self.raw[key])
+        # A secured cluster behind the emulator (--kafka-config): its Kafka
+        # client properties, inline PEM trust store (and, when the user shared
+        # them, sasl.jaas.config and the PEM key store) included.
+        for key, value in (self.raw.get("kafkaProperties") or {}).items():
+            opts["kafka." + str(key)] = "" if value is None else str(value)
         return opts
 
 

@@ -102,7 +102,13 @@ class Agent:
             return None
         src = self.resolve(*ids)
         out = opts.without(EVENTSTREAM_ITEM_ID, EVENTSTREAM_DATASOURCE_ID)
-        out.update(src.kafka_options())
+        # The cluster and topic are the resolve's; a kafka.* security option
+        # the notebook sets itself (its own sasl.jaas.config when the emulator
+        # does not share credentials) wins over the resolve's.
+        own = {k.lower() for k in out}
+        for key, value in src.kafka_options().items():
+            if key in ("kafka.bootstrap.servers", "subscribe") or key.lower() not in own:
+                out[key] = value
         _note(f"eventstream {ids[0]}/{ids[1]} -> kafka.bootstrap.servers={src.bootstrap_servers} "
               f"subscribe={src.topic}")
         return out

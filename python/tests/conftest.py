@@ -169,14 +169,16 @@ class Emulator:
         return self.call("GET", f"/v1/eventstreams/{es.item_id}/sources/{es.datasource_id}")
 
 
-def _start_emulator(binary: Path, data_dir: Path, kafka: str, log_path: Path, *, tls: bool = False) -> Emulator:
+def _start_emulator(binary: Path, data_dir: Path, kafka: str, log_path: Path, *, tls: bool = False,
+                    extra: list[str] | None = None) -> Emulator:
     """``fabric-emulator serve`` on a free loopback port; with ``tls`` it runs
-    ``--tls`` (HTTPS API, SASL_SSL custom endpoint, a CA in the data dir)."""
+    ``--tls`` (HTTPS API, SASL_SSL custom endpoint, a CA in the data dir);
+    ``extra`` are more flags (``--kafka-config``)."""
     port = free_port()
     log = open(log_path, "w")
     proc = subprocess.Popen(
         [str(binary), "serve", "--addr", f"127.0.0.1:{port}", "--kafka", kafka, "--data-dir", str(data_dir),
-         "--kafka-endpoint", "127.0.0.1:0"] + (["--tls"] if tls else []),
+         "--kafka-endpoint", "127.0.0.1:0"] + (["--tls"] if tls else []) + (extra or []),
         stdout=subprocess.PIPE, stderr=log, text=True)
     ready: list[str] = []
 

@@ -1,6 +1,6 @@
 // Command fabric-emulator runs the Fabric Eventstream emulator standalone.
 //
-//	fabric-emulator serve [--addr 127.0.0.1:5080] [--kafka embedded|none|host:port,…] [--data-dir DIR] [--kql-url URL] [--kafka-endpoint 127.0.0.1:9093]
+//	fabric-emulator serve [--addr 127.0.0.1:5080] [--kafka embedded|none|host:port,…] [--kafka-config client.properties] [--data-dir DIR] [--kql-url URL] [--kafka-endpoint 127.0.0.1:9093]
 //	fabric-emulator token [--addr 127.0.0.1:5080] [--principal GUID] [--audience URL] [--expires-in SECONDS]
 //	fabric-emulator advertise-endpoint [--addr 127.0.0.1:5080] HOST:PORT
 //	fabric-emulator ca [--data-dir DIR] [--addr 127.0.0.1:5080]
@@ -95,6 +95,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	asyncOps := fs.Bool("async-operations", os.Getenv("FABRIC_ASYNC_OPERATIONS") == "true", "answer item creation as a long-running operation (202, then poll /v1/operations/{id}) (FABRIC_ASYNC_OPERATIONS=true)")
 	endpoint := fs.String("kafka-endpoint", env("FABRIC_KAFKA_ENDPOINT", "127.0.0.1:9093"), "listen address of the custom endpoint's Kafka surface (SASL PLAIN with the connection strings of CustomEndpoint nodes); 127.0.0.1:0 picks a free port, off turns it off (FABRIC_KAFKA_ENDPOINT)")
 	endpointAdv := fs.String("kafka-endpoint-advertised", env("FABRIC_KAFKA_ENDPOINT_ADVERTISED", ""), "host:port connection strings name when clients reach --kafka-endpoint by another address (FABRIC_KAFKA_ENDPOINT_ADVERTISED)")
+	kafkaConfig := fs.String("kafka-config", env("FABRIC_KAFKA_CONFIG", ""), "Kafka client properties file (client.properties) with the security settings of the --kafka cluster: security.protocol, sasl.mechanism, sasl.jaas.config, PEM ssl.truststore.* and ssl.keystore.*; FABRIC_KAFKA_CONFIG_<KEY> variables add or override keys (FABRIC_KAFKA_CONFIG)")
 	verbose := fs.Bool("v", false, "log every server-side failure at debug detail")
 	identity := identityFlags(fs)
 	tlsFlags := addTLSFlags(fs)
@@ -122,6 +123,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		emulator.WithJobWebhook(*jobWebhook),
 		emulator.WithKafkaEndpoint(*endpoint),
 		emulator.WithKafkaEndpointAdvertised(*endpointAdv),
+		emulator.WithKafkaConfigFile(*kafkaConfig),
+		emulator.WithKafkaEnv(os.Environ()),
 	}
 	if *advertised != "" {
 		opts = append(opts, emulator.WithKafkaAdvertised(strings.Split(*advertised, ",")...))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/kafkaconfig"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
@@ -24,7 +25,10 @@ import (
 // The body is {"workspaceId", "bootstrapServers": "host:port,…",
 // "securityProtocol": "PLAINTEXT|SASL_PLAINTEXT|SSL|SASL_SSL",
 // "saslMechanism": "PLAIN|SCRAM-SHA-256|SCRAM-SHA-512", "username",
-// "password"}. Answers never carry the password.
+// "password", "caCertificates", "clientCertificate", "clientKey"}: the last
+// three are PEM standing in for the Key Vault certificates of a source's
+// tlsSettings (sources_kafka_tls.go). Answers never carry the password or
+// the client key.
 //
 // A connection belongs to the workspace that registered it (workspaceId,
 // required to register, fixed after): its Contributors and up replace and
@@ -93,6 +97,9 @@ func checkConnection(k *kafkaConnection) error {
 		return fabricerr.BadParameter("securityProtocol", "%q is not one of %s", k.SecurityProtocol, strings.Join(securityProtocols, ", "))
 	}
 	k.SecurityProtocol = p
+	if err := checkConnectionTLS(k); err != nil {
+		return err
+	}
 	if !strings.HasPrefix(p, "SASL_") {
 		if k.SASLMechanism != "" || k.Username != "" || k.Password != "" {
 			return fabricerr.BadParameter("securityProtocol", "%s takes no saslMechanism, username or password; use SASL_PLAINTEXT or SASL_SSL", p)
@@ -113,6 +120,35 @@ func checkConnection(k *kafkaConnection) error {
 	return nil
 }
 
+// checkConnectionTLS checks the PEM a connection holds for its sources'
+// tlsSettings: only under SSL and SASL_SSL, parsed as Kafka's PEM stores are.
+func checkConnectionTLS(k *kafkaConnection) error {
+	if k.CACertificates == "" && k.ClientCertificate == "" && k.ClientKey == "" {
+		return nil
+	}
+	if !strings.HasSuffix(k.SecurityProtocol, "SSL") {
+		return fabricerr.BadParameter("securityProtocol", "%s has no TLS for caCertificates, clientCertificate or clientKey; use SSL or SASL_SSL", k.SecurityProtocol)
+	}
+	p := kafkaconfig.Properties{"security.protocol": kafkaconfig.SSL}
+	if k.CACertificates != "" {
+		p["ssl.truststore.type"], p["ssl.truststore.certificates"] = "PEM", k.CACertificates
+	}
+	if k.ClientCertificate != "" || k.ClientKey != "" {
+		p["ssl.keystore.type"] = "PEM"
+		p["ssl.keystore.certificate.chain"], p["ssl.keystore.key"] = k.ClientCertificate, k.ClientKey
+	}
+	if _, err := kafkaconfig.Parse(p); err != nil {
+		field := map[string]string{"ssl.truststore.certificates": "caCertificates", "ssl.keystore.certificate.chain": "clientCertificate", "ssl.keystore.key": "clientKey"}
+		for key, name := range field {
+			if strings.HasPrefix(err.Error(), "kafka config "+key+":") {
+				return fabricerr.BadParameter(name, "%s", strings.TrimPrefix(err.Error(), "kafka config "+key+": "))
+			}
+		}
+		return fabricerr.BadParameter("caCertificates", "%v", err)
+	}
+	return nil
+}
+
 // renderConnection is what callers with role see of c: never the
 // password, and the username only to those who manage it.
 func renderConnection(c store.DataConnection, role store.Role) map[string]any {
@@ -122,6 +158,13 @@ func renderConnection(c store.DataConnection, role store.Role) map[string]any {
 		"securityProtocol": k.SecurityProtocol, "updatedAt": c.UpdatedAt}
 	if k.EventHub != "" {
 		out["eventHubName"] = k.EventHub
+	}
+	// Certificates are public; the client key is never answered.
+	if k.CACertificates != "" {
+		out["caCertificates"] = k.CACertificates
+	}
+	if k.ClientCertificate != "" {
+		out["clientCertificate"], out["hasClientKey"] = k.ClientCertificate, k.ClientKey != ""
 	}
 	if k.SASLMechanism != "" {
 		out["saslMechanism"], out["hasPassword"] = k.SASLMechanism, k.Password != ""

@@ -105,14 +105,26 @@ func (a *API) resolve(c *call) error {
 	if !a.cfg.Broker.Enabled() {
 		return kafkaError(broker.ErrNoBroker)
 	}
-	return c.JSON(http.StatusOK, map[string]any{
+	out := map[string]any{
 		"itemId":           it.ID,
 		"workspaceId":      it.WorkspaceID,
 		"datasourceId":     s.ID,
 		"bootstrapServers": strings.Join(a.bootstrap(), ","),
 		"topic":            s.Topic,
 		"securityProtocol": "PLAINTEXT",
-	})
+	}
+	// A secured cluster (--kafka-config): what a notebook sets to reach it,
+	// as Kafka client properties. The credentials and the client
+	// certificate are there only with fabrictest.share.credentials=true.
+	if sec := a.cfg.Broker.Security(); sec.Secured() {
+		out["securityProtocol"] = sec.SecurityProtocol
+		if sec.SASLMechanism != "" {
+			out["saslMechanism"] = sec.SASLMechanism
+		}
+		out["kafkaProperties"] = sec.NotebookProperties()
+		out["credentialsShared"] = sec.Share
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // bootstrap is the broker list clients are told to use.

@@ -74,7 +74,8 @@ func (a *API) checkKafkaSource(ctx context.Context, ws string, n *node) error {
 		}
 		n.Props["saslMechanism"] = m
 	}
-	if _, err := a.rt.DataConnection(ctx, ws, k.DataConnectionID); errors.Is(err, store.ErrNotFound) {
+	conn, err := a.rt.DataConnection(ctx, ws, k.DataConnectionID)
+	if errors.Is(err, store.ErrNotFound) {
 		return badNode(n, "properties.dataConnectionId",
 			"connection %q is not registered in this workspace (Fabric connections do not exist locally); register the Kafka cluster first with "+
 				`PUT /v1/_emulator/connections/%s {"workspaceId":"%s","bootstrapServers":"host:port","securityProtocol":"PLAINTEXT|SASL_PLAINTEXT|SSL|SASL_SSL","saslMechanism":"PLAIN|SCRAM-SHA-256|SCRAM-SHA-512","username":"…","password":"…"}`,
@@ -82,7 +83,31 @@ func (a *API) checkKafkaSource(ctx context.Context, ws string, n *node) error {
 	} else if err != nil {
 		return err
 	}
+	if err := checkSourceTLS(n, k, conn); err != nil {
+		return err
+	}
 	n.Raw["properties"] = n.Props
+	return nil
+}
+
+// checkSourceTLS checks a Kafka source's tlsSettings: readable, under a
+// protocol with TLS, and with the PEM it names registered on its connection.
+func checkSourceTLS(n *node, k runtime.KafkaSourceProps, conn runtime.KafkaConnection) error {
+	ts, err := runtime.TLSSettingsOf(n)
+	if err != nil {
+		field, msg, _ := strings.Cut(err.Error(), ": ")
+		return badNode(n, "properties."+field, "%s", msg)
+	}
+	if ts == nil {
+		return nil
+	}
+	if proto := cmp.Or(k.SecurityProtocol, conn.SecurityProtocol, "PLAINTEXT"); !strings.HasSuffix(proto, "SSL") {
+		return badNode(n, "properties.tlsSettings", "securityProtocol %s has no TLS; use SSL or SASL_SSL", proto)
+	}
+	if _, err := runtime.ConnectionTLSProperties(ts, conn); err != nil {
+		field, msg, _ := strings.Cut(err.Error(), " names")
+		return badNode(n, "properties."+field, "names%s", msg)
+	}
 	return nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/kafkaconfig"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -46,6 +47,7 @@ type Broker struct {
 	health     health // TopicHealth's answers
 	// brokersSeen is the most brokers the cluster's metadata has listed.
 	brokersSeen atomic.Int32
+	security    kafkaconfig.Config // TLS and SASL of an external cluster
 }
 
 // Option configures a Broker.
@@ -59,6 +61,13 @@ func WithPartitions(n int32) Option {
 			b.partitions = n
 		}
 	}
+}
+
+// WithSecurity reaches an external cluster with the TLS and SASL settings
+// of c (--kafka-config). Every client the broker makes uses them, and so do
+// ClientOpts and Security for the emulator's other clients.
+func WithSecurity(c kafkaconfig.Config) Option {
+	return func(b *Broker) { b.security = c }
 }
 
 // EmbeddedConfig configures the in-process broker.
@@ -134,19 +143,49 @@ func connect(kind string, seeds []string, opts []Option) (*Broker, error) {
 	for _, o := range opts {
 		o(b)
 	}
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(seeds...),
+	if kind == "embedded" && b.security.Secured() {
+		return nil, errors.New("connect kafka: security settings (--kafka-config) need an external cluster (--kafka host:port)")
+	}
+	cl, err := kgo.NewClient(append(b.ClientOpts(),
 		kgo.ProducerLinger(0),
 		producerAcks(),
 		kgo.MaxBufferedRecords(1_000_000),
 		kgo.RequestRetries(3),
-	)
+	)...)
 	if err != nil {
 		return nil, fmt.Errorf("connect kafka: %w", err)
 	}
 	b.client, b.admin = cl, kadm.NewClient(cl)
-	b.fetchers = &fetchPool{seeds: seeds}
+	b.fetchers = &fetchPool{opts: b.ClientOpts()}
 	return b, nil
+}
+
+// ClientOpts are the franz-go options that reach the cluster: its seeds
+// and, for a secured cluster, TLS and SASL. Nil for None.
+func (b *Broker) ClientOpts() []kgo.Opt {
+	if !b.Enabled() {
+		return nil
+	}
+	return append([]kgo.Opt{kgo.SeedBrokers(b.seeds...)}, b.security.Opts()...)
+}
+
+// Security is the cluster's TLS and SASL settings (PLAINTEXT when none).
+func (b *Broker) Security() kafkaconfig.Config {
+	if b.security.SecurityProtocol == "" {
+		return kafkaconfig.Config{SecurityProtocol: kafkaconfig.Plaintext}
+	}
+	return b.security
+}
+
+// Probe asks a secured cluster for its metadata, so that a wrong password,
+// an untrusted CA or the wrong protocol fails at start with an error naming
+// the cause. It does nothing for the embedded broker, None, or a cluster
+// reached in PLAINTEXT (which may start after the emulator).
+func (b *Broker) Probe(ctx context.Context) error {
+	if b.kind != "external" || !b.security.Secured() {
+		return nil
+	}
+	return b.security.Probe(ctx, b.seeds)
 }
 
 // Kind is "embedded", "external" or "none".

@@ -26,7 +26,7 @@ const (
 // client while it runs, so one read's long poll never queues another's
 // fetch behind it on a shared connection.
 type fetchPool struct {
-	seeds  []string
+	opts   []kgo.Opt // seeds and security
 	mu     sync.Mutex
 	idle   []*kgo.Client
 	closed bool
@@ -42,7 +42,7 @@ func (p *fetchPool) get() (*kgo.Client, error) {
 		return cl, nil
 	}
 	p.mu.Unlock()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(p.seeds...))
+	cl, err := kgo.NewClient(p.opts...)
 	if err != nil {
 		return nil, fmt.Errorf("start fetch client: %w", err)
 	}

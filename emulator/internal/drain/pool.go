@@ -58,15 +58,16 @@ type fetched struct {
 	err     error
 }
 
-// NewPool connects to the cluster at seeds.
-func NewPool(seeds []string, logger *slog.Logger) (*Pool, error) {
+// NewPool connects to the cluster at seeds, with opts (TLS and SASL for a
+// secured cluster).
+func NewPool(seeds []string, logger *slog.Logger, opts ...kgo.Opt) (*Pool, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	// Fetch v12 and below name topics (v13 on use topic ids).
 	versions := kversion.Stable()
 	versions.SetMaxKeyVersion(int16(kmsg.Fetch), 12)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.MaxVersions(versions))
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(seeds...), kgo.MaxVersions(versions)}, opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("connect drains: %w", err)
 	}

@@ -55,8 +55,9 @@ type Gateway struct {
 	advertised  string
 	log         *slog.Logger
 	authTimeout time.Duration
-	onProduce   ProduceObserver // data insights; nil counts nothing
-	tls         *tls.Config     // nil: SASL_PLAINTEXT
+	onProduce   ProduceObserver  // data insights; nil counts nothing
+	tls         *tls.Config      // nil: SASL_PLAINTEXT
+	upSec       upstreamSecurity // TLS and SASL towards a secured upstream
 
 	ctx    context.Context
 	cancel context.CancelFunc

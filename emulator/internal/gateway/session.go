@@ -203,6 +203,13 @@ func (s *session) dial() error {
 	var errs []error
 	for _, t := range targets {
 		c, err := d.DialContext(s.g.ctx, "tcp", t)
+		if err == nil {
+			var sc net.Conn
+			if sc, err = s.g.upSec.secure(s.g.ctx, c, t); err != nil {
+				c.Close()
+			}
+			c = sc
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue

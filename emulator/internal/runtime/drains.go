@@ -153,7 +153,7 @@ func (rt *Runtime) drainPool() (*drain.Pool, error) {
 	rt.drainsMu.Lock()
 	defer rt.drainsMu.Unlock()
 	if rt.pool == nil {
-		p, err := drain.NewPool(rt.cfg.Broker.Bootstrap(), rt.cfg.Logger)
+		p, err := drain.NewPool(rt.cfg.Broker.Bootstrap(), rt.cfg.Logger, rt.cfg.Broker.Security().Opts()...)
 		if err != nil {
 			return nil, err
 		}

@@ -61,6 +61,11 @@ type KafkaConnection struct {
 	// EventHub is the connection string's EntityPath: the topic Event Hubs
 	// and IoT Hub sources read.
 	EventHub string `json:"eventHub,omitempty"`
+	// CACertificates, ClientCertificate and ClientKey (PEM) stand in for
+	// the Key Vault certificates a source's tlsSettings name.
+	CACertificates    string `json:"caCertificates,omitempty"`
+	ClientCertificate string `json:"clientCertificate,omitempty"`
+	ClientKey         string `json:"clientKey,omitempty"`
 }
 
 // DataConnection loads connection id for a source of workspace ws: a

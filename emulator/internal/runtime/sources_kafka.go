@@ -3,7 +3,6 @@ package runtime
 import (
 	"cmp"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -47,6 +46,8 @@ type KafkaSourceProps struct {
 	AutoOffsetReset   string `json:"autoOffsetReset"`
 	SASLMechanism     string `json:"saslMechanism,omitempty"`
 	SecurityProtocol  string `json:"securityProtocol,omitempty"`
+	// TLS is the node's tlsSettings (sources_kafka_tls.go); nil without.
+	TLS *KafkaTLSSettings `json:"tls,omitempty"`
 }
 
 // KafkaPropsOf reads the properties of Kafka-protocol source node n.
@@ -58,7 +59,15 @@ func KafkaPropsOf(n *definition.Node) KafkaSourceProps {
 		AutoOffsetReset:   n.Str("autoOffsetReset"),
 		SASLMechanism:     n.Str("saslMechanism"),
 		SecurityProtocol:  n.Str("securityProtocol"),
+		TLS:               tlsSettingsOrNil(n),
 	}
+}
+
+// tlsSettingsOrNil reads n's tlsSettings, checked when the definition was
+// accepted (an unreadable one is left out).
+func tlsSettingsOrNil(n *definition.Node) *KafkaTLSSettings {
+	ts, _ := TLSSettingsOf(n)
+	return ts
 }
 
 // kafkaClientOpts are the options that reach the cluster of s: the
@@ -69,7 +78,11 @@ func kafkaClientOpts(s sourceSpec) ([]kgo.Opt, error) {
 	proto := cmp.Or(k.SecurityProtocol, c.SecurityProtocol, "PLAINTEXT")
 	opts := []kgo.Opt{kgo.SeedBrokers(strings.Split(c.BootstrapServers, ",")...), kgo.ClientID("fabric-emulator-source")}
 	if strings.HasSuffix(proto, "SSL") {
-		opts = append(opts, kgo.DialTLSConfig(&tls.Config{MinVersion: tls.VersionTLS12}))
+		o, err := kafkaTLSOpt(k, c)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, o)
 	}
 	if strings.HasPrefix(proto, "SASL_") {
 		switch mech := cmp.Or(k.SASLMechanism, c.SASLMechanism, "PLAIN"); mech {

@@ -1,0 +1,39 @@
+// Package kafkaconfig reads the security settings of the Kafka cluster behind
+// the emulator (--kafka host:port,…) in Kafka's own client properties format,
+// the file a Java client takes as client.properties, and turns them into
+// franz-go options (TLS with crypto/tls, SASL with franz-go's sasl/plain and
+// sasl/scram).
+//
+// Keys read:
+//
+//	bootstrap.servers                   the cluster, when --kafka does not name it
+//	security.protocol                   PLAINTEXT (default), SSL, SASL_PLAINTEXT, SASL_SSL
+//	sasl.mechanism                      PLAIN (default, as in Kafka), SCRAM-SHA-256, SCRAM-SHA-512
+//	sasl.jaas.config                    a PlainLoginModule or ScramLoginModule line with username and password
+//	ssl.truststore.type                 PEM
+//	ssl.truststore.location             a PEM file of CA certificates
+//	ssl.truststore.certificates         the same, inline
+//	ssl.keystore.type                   PEM
+//	ssl.keystore.location               a PEM file holding the client certificate chain and its key
+//	ssl.keystore.certificate.chain      the chain, inline (with ssl.keystore.key)
+//	ssl.keystore.key                    the unencrypted PKCS#8 (or PKCS#1, SEC 1) key, inline
+//	ssl.endpoint.identification.algorithm  https (default) or empty: no host name check
+//	ssl.enabled.protocols, ssl.protocol TLSv1.2, TLSv1.3: the lowest allowed version
+//	client.id                           the client id the emulator's clients send
+//	fabrictest.share.credentials        true: the resolve route hands notebooks the
+//	                                    SASL credentials and client certificate too
+//
+// Anything else is refused naming the key, so a setting the emulator would
+// silently ignore never makes a connection that differs from the user's
+// client: GSSAPI (Kerberos) and OAUTHBEARER mechanisms, JKS and PKCS12
+// stores, store passwords, encrypted keys (ssl.key.password), callback
+// handler classes, and keys this package does not know.
+//
+// The same keys come from the environment as FABRIC_KAFKA_CONFIG_<KEY>, with
+// the mapping of the apache/kafka image's KAFKA_<KEY> variables: strip the
+// prefix, lower-case, then "___" is "-", "__" is "_" and "_" is ".". So
+// FABRIC_KAFKA_CONFIG_SECURITY_PROTOCOL=SASL_SSL is security.protocol and
+// FABRIC_KAFKA_CONFIG_SASL_JAAS_CONFIG is sasl.jaas.config. A variable wins
+// over the same key in the file. The prefix is not Kafka's own KAFKA_, which
+// many machines set for other reasons (KAFKA_HOME, KAFKA_OPTS).
+package kafkaconfig

@@ -1,0 +1,58 @@
+package kafkaconfig
+
+import (
+	"sort"
+	"strings"
+)
+
+// supported are the keys Parse reads.
+var supported = map[string]bool{
+	"bootstrap.servers": true, "security.protocol": true, "client.id": true, ShareKey: true,
+	"sasl.mechanism": true, "sasl.jaas.config": true,
+	"ssl.truststore.type": true, "ssl.truststore.location": true, "ssl.truststore.certificates": true,
+	"ssl.keystore.type": true, "ssl.keystore.location": true, "ssl.keystore.certificate.chain": true, "ssl.keystore.key": true,
+	"ssl.endpoint.identification.algorithm": true, "ssl.enabled.protocols": true, "ssl.protocol": true,
+}
+
+// refusedWhy explains keys a Java client takes that the emulator does not.
+var refusedWhy = map[string]string{
+	"ssl.truststore.password":            "PEM trust stores have no password (JKS and PKCS12 stores are not supported)",
+	"ssl.keystore.password":              "PEM key stores have no password (JKS and PKCS12 stores are not supported)",
+	"ssl.key.password":                   "encrypted private keys are not supported; give an unencrypted PKCS#8 key",
+	"sasl.client.callback.handler.class": "custom callback handlers are not supported",
+	"sasl.login.callback.handler.class":  "custom callback handlers are not supported",
+	"sasl.login.class":                   "custom login classes are not supported",
+	"ssl.engine.factory.class":           "custom SSL engine factories are not supported",
+	"ssl.cipher.suites":                  "cipher suites are Go's defaults",
+	"ssl.keymanager.algorithm":           "key managers are a Java setting",
+	"ssl.trustmanager.algorithm":         "trust managers are a Java setting",
+	"ssl.secure.random.implementation":   "a Java setting",
+	"ssl.provider":                       "a Java setting",
+}
+
+// known refuses a key the emulator does not read, saying why when it can.
+func known(key, _ string) error {
+	if supported[key] {
+		return nil
+	}
+	if why, ok := refusedWhy[key]; ok {
+		return keyErr(key, "not supported: %s", why)
+	}
+	switch {
+	case strings.HasPrefix(key, "sasl.kerberos."):
+		return keyErr(key, "not supported: Kerberos (GSSAPI) is not supported; use PLAIN or SCRAM")
+	case strings.HasPrefix(key, "sasl.oauthbearer.") || strings.HasPrefix(key, "sasl.login."):
+		return keyErr(key, "not supported: OAUTHBEARER is not supported; use PLAIN or SCRAM")
+	}
+	return keyErr(key, "not a setting the emulator reads (it reads %s)", strings.Join(supportedList(), ", "))
+}
+
+// supportedList is supported, in a stable order.
+func supportedList() []string {
+	keys := make([]string, 0, len(supported))
+	for k := range supported {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
