@@ -73,8 +73,7 @@ func (p *Pool) fetchFor(ctx context.Context, ws []*want) int {
 		for part, o := range parts {
 			leader, ok := leaders[part]
 			if !ok {
-				failed[topic] = fmt.Errorf("partition %s/%d has no leader: %w", topic, part, kerr.LeaderNotAvailable)
-				p.forget(topic) // a leader is elected later: look again
+				failed[topic] = fmt.Errorf("topic %s has no partition %d", topic, part)
 				continue
 			}
 			addPartition(reqs, topicAt, leader, topic, part, o)
