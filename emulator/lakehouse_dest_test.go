@@ -301,12 +301,20 @@ func TestLakehouseBrokerOutage(t *testing.T) {
 	if r.Status != 502 {
 		t.Fatalf("produce during the outage answered %d: %s", r.Status, r.Raw)
 	}
+	destPath := "/v1/workspaces/" + s.ws + "/eventstreams/" + s.id + "/destinations/" + l.dest
+	status := func() (string, string) {
+		d := e.must(200, e.call("GET", destPath, nil))
+		lastErr, _ := d.Body["delivery"].(map[string]any)["lastKafkaError"].(string)
+		return d.str("status"), lastErr
+	}
+	waitFor(t, 15*time.Second, "the destination showing the outage", func() bool { st, msg := status(); return st == "Warning" && msg != "" })
 	c2, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.DataDir(logDir), kfake.Ports(port))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c2.Close()
 	e.must(200, e.call("POST", s.produce, `{"events":[{"value":{"n":4}},{"value":{"n":5}}]}`))
+	waitFor(t, 15*time.Second, "the destination Running again", func() bool { st, _ := status(); return st == "Running" })
 	snap := readTable(t, l.dir)
 	seen := map[string]int{}
 	for _, r := range snap.Rows {

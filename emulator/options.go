@@ -15,6 +15,8 @@ type config struct {
 	dataDir         string
 	embeddedPort    int
 	partitions      int32
+	replicas        int16 // WithKafkaReplicationFactor; 0: automatic
+	minInsync       int   // WithKafkaMinInsyncReplicas; 0: automatic
 	pageSize        int
 	maxRequestBytes int64
 	logger          *slog.Logger

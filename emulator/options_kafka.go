@@ -77,7 +77,8 @@ func connectKafka(cfg *config, dataDir string) (*broker.Broker, error) {
 		return nil, err
 	}
 	b, err := broker.Parse(cfg.kafka, broker.EmbeddedConfig{Port: cfg.embeddedPort, DataDir: dataDir},
-		broker.WithPartitions(cfg.partitions), broker.WithSecurity(sec))
+		broker.WithPartitions(cfg.partitions), broker.WithSecurity(sec),
+		broker.WithReplicationFactor(cfg.replicas), broker.WithMinInsyncReplicas(cfg.minInsync))
 	if err != nil {
 		return nil, err
 	}

@@ -65,6 +65,14 @@ type Node struct {
 	Name   string `json:"name"`
 	Type   string `json:"type"`
 	Status string `json:"status"`
+	// Error says why a Failed or Warning node is so (absent otherwise).
+	Error *NodeError `json:"error,omitempty"`
+}
+
+// NodeError is the error of a topology node: a stable code and a message.
+type NodeError struct {
+	ErrorCode    string `json:"errorCode"`
+	ErrorMessage string `json:"errorMessage"`
 }
 
 // Topology is GET …/eventstreams/{id}/topology, nodes by kind.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator"
 	"github.com/fabrictest/fabrictest/emulator/eventhouse"
+	"github.com/fabrictest/fabrictest/fixtures/kafka"
 	"github.com/fabrictest/fabrictest/kustofake"
 )
 
@@ -48,8 +49,9 @@ type Env struct {
 type core struct {
 	cfg     config
 	srv     *emulator.Server
-	backend string // KafkaContainer, KafkaEmbedded or "external"
-	shared  bool   // the broker is SharedKafka's
+	backend string         // KafkaContainer, KafkaEmbedded or "external"
+	shared  bool           // the broker is SharedKafka's
+	cluster *kafka.Cluster // WithKafkaCluster's
 	http    *http.Client
 
 	mu     sync.Mutex

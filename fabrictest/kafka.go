@@ -52,6 +52,9 @@ func (c *core) startKafka(ctx context.Context) (string, error) {
 		c.backend = "external"
 		return c.cfg.kafka, nil
 	}
+	if c.cfg.clusterBrokers > 0 {
+		return c.startCluster(ctx)
+	}
 	img := c.image()
 	if !c.cfg.dedicated {
 		if brokers, ok, err := shared.brokers(img, c.cfg.kafkaSource); ok {

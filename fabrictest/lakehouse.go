@@ -304,8 +304,9 @@ type Destination struct {
 	Table string `json:"table,omitempty"`
 	// Database is the KQL database of an Eventhouse destination.
 	Database string `json:"database,omitempty"`
-	// Status is Running, Failed (Delivery.LastError says why) or Inactive,
-	// as of the call that returned the handle (see Refresh).
+	// Status is Running, Failed (Delivery.LastError says why), Warning
+	// (Kafka cannot serve its topic for now: Delivery.LastKafkaError)
+	// or Inactive, as of the call that returned the handle (see Refresh).
 	Status string `json:"status"`
 	// Delivery counts what the destination did, as of the same call.
 	Delivery Delivery `json:"delivery"`
@@ -324,6 +325,10 @@ type Delivery struct {
 	FailedAttempts int64 `json:"failedAttempts"`
 	// LastError is the last failure, when Status is Failed.
 	LastError string `json:"lastError,omitempty"`
+	// LastKafkaError is why the Kafka cluster cannot serve the destination's
+	// topic (a broker lost), when Status is Warning; delivery resumes, from
+	// where it stopped, once the cluster answers.
+	LastKafkaError string `json:"lastKafkaError,omitempty"`
 	// RejectedRows counts rows a Lakehouse table could not hold (parked
 	// under Files/_rejected); LastRejection says why the last one was.
 	RejectedRows  int64  `json:"rejectedRows,omitempty"`

@@ -52,6 +52,7 @@ type config struct {
 	kafkaSource    string // how kafka was chosen, for messages
 	image          string // "" → $FABRICTEST_KAFKA_IMAGE → kafka.DefaultImage
 	dedicated      bool
+	clusterBrokers int // WithKafkaCluster; 0: a single broker
 	principal      string
 	partitions     int
 	dataDir        string
@@ -92,6 +93,7 @@ func WithKafka(backend string) Option {
 			return err
 		}
 		c.kafka, c.kafkaSource = spec, fmt.Sprintf("WithKafka(%q)", backend)
+		c.clusterBrokers = 0 // the last of WithKafka and WithKafkaCluster wins
 		return nil
 	}
 }

@@ -87,6 +87,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	kqlURL := fs.String("kql-url", env("FABRIC_KQL_URL", ""), "Kusto engine for Eventhouse destinations (FABRIC_KQL_URL)")
 	kafkaPort := fs.Int("embedded-kafka-port", envInt("FABRIC_EMBEDDED_KAFKA_PORT", 0), "loopback port of the embedded broker; 0 picks a free one (FABRIC_EMBEDDED_KAFKA_PORT)")
 	partitions := fs.Int("partitions", envInt("FABRIC_EVENTSTREAM_PARTITIONS", 4), "partitions of each new Eventstream topic (FABRIC_EVENTSTREAM_PARTITIONS)")
+	replicas := fs.Int("kafka-replication-factor", envInt("FABRIC_KAFKA_REPLICATION_FACTOR", 0), "replication factor of new Eventstream topics; 0 is min(3, brokers) (FABRIC_KAFKA_REPLICATION_FACTOR)")
+	minInsync := fs.Int("kafka-min-insync-replicas", envInt("FABRIC_KAFKA_MIN_INSYNC_REPLICAS", 0), "min.insync.replicas of new Eventstream topics; 0 is 2 with three brokers or more, else the cluster's (FABRIC_KAFKA_MIN_INSYNC_REPLICAS)")
 	jobWebhook := fs.String("job-webhook", env("FABRIC_JOB_WEBHOOK", ""), "URL each job instance (manual or Activator-triggered) is POSTed to as JSON; 2xx completes it (FABRIC_JOB_WEBHOOK)")
 	advertised := fs.String("kafka-advertised", env("FABRIC_KAFKA_ADVERTISED", ""), "bootstrap servers handed to clients by the resolve route when they differ from --kafka (FABRIC_KAFKA_ADVERTISED)")
 	remoteTokens := fs.Bool("remote-tokens", os.Getenv("FABRIC_REMOTE_TOKENS") == "true", "mint tokens for non-loopback callers of POST /_emulator/token, e.g. in a container, and open the portal to them (FABRIC_REMOTE_TOKENS=true)")
@@ -115,6 +117,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		emulator.WithDataDir(*dataDir),
 		emulator.WithEmbeddedKafkaPort(*kafkaPort),
 		emulator.WithPartitions(*partitions),
+		emulator.WithKafkaReplicationFactor(*replicas),
+		emulator.WithKafkaMinInsyncReplicas(*minInsync),
 		emulator.WithLogger(logger),
 		emulator.WithKQLURL(*kqlURL),
 		emulator.WithJobWebhook(*jobWebhook),

@@ -61,6 +61,10 @@ func (a *API) renderDestination(d store.Destination) destinationJSON {
 		if st.Panics > 0 || st.Skipped > 0 {
 			j.Delivery["recoveredPanics"], j.Delivery["skippedRecords"] = st.Panics, st.Skipped
 		}
+		if err := a.rt.KafkaHealth(context.Background(), d.ID); err != nil {
+			j.Status = statusWarning // delivery resumes once Kafka answers again
+			j.Delivery["lastKafkaError"] = a.scrub(err.Error())
+		}
 		if st.Err != nil {
 			j.Status = "Failed"
 			j.Delivery["lastError"] = a.scrub(st.Err.Error())

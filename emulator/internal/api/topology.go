@@ -26,10 +26,13 @@ const EventstreamSourcePaused = "EventstreamSourcePaused"
 
 // Runtime statuses (Fabric's NodeStatus).
 const (
-	statusRunning  = "Running"
-	statusPaused   = "Paused"
-	statusFailed   = "Failed"
-	statusUnknown  = "Unknown"
+	statusRunning = "Running"
+	statusPaused  = "Paused"
+	statusFailed  = "Failed"
+	statusUnknown = "Unknown"
+	// statusWarning is a destination that runs but cannot read its topic
+	// from Kafka for now (a broker lost): Fabric's NodeStatus "Warning".
+	statusWarning  = "Warning"
 	statusCreating = "Creating"
 )
 
@@ -78,6 +81,9 @@ func (a *API) destinationStatus(d store.Destination, paused []string) (string, e
 		return statusUnknown, nil
 	case st.Err != nil:
 		return statusFailed, st.Err
+	}
+	if err := a.rt.KafkaHealth(context.Background(), d.ID); err != nil {
+		return statusWarning, kafkaReadError{err}
 	}
 	return statusRunning, nil
 }
@@ -548,3 +554,17 @@ func pausedError(es store.Item, ds string) error {
 		"source %s of Eventstream %s is paused; POST …/eventstreams/%s/sources/{sourceId}/resume (or …/eventstreams/%s/resume) with {\"startType\": \"Now\"} to accept events again",
 		ds, es.ID, es.ID, es.ID).WithResource(ds, "Source")
 }
+
+// kafkaReadError is a topic the cluster cannot serve (see
+// Runtime.KafkaHealth), reported
+// in the topology with the errorCode of a produce the cluster refuses.
+type kafkaReadError struct{ err error }
+
+func (e kafkaReadError) Error() string {
+	return "the Kafka cluster cannot serve the Eventstream's topic for now; delivery resumes once it can: " + e.err.Error()
+}
+
+func (e kafkaReadError) Unwrap() error { return e.err }
+
+// ErrorCode is the errorCode the topology reports.
+func (kafkaReadError) ErrorCode() string { return fabricerr.KafkaUnavailable }

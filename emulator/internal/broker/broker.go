@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/kafkaconfig"
@@ -39,9 +40,14 @@ type Broker struct {
 	client     *kgo.Client
 	admin      *kadm.Client
 	partitions int32
+	replicas   int16    // WithReplicationFactor; 0: min(3, brokers)
+	minInsync  int      // WithMinInsyncReplicas; 0: 2 with three brokers or more
 	known      sync.Map // topic → struct{}: topics known to exist
 	fetchers   *fetchPool
-	security   kafkaconfig.Config // TLS and SASL of an external cluster
+	health     health // TopicHealth's answers
+	// brokersSeen is the most brokers the cluster's metadata has listed.
+	brokersSeen atomic.Int32
+	security    kafkaconfig.Config // TLS and SASL of an external cluster
 }
 
 // Option configures a Broker.
@@ -142,6 +148,7 @@ func connect(kind string, seeds []string, opts []Option) (*Broker, error) {
 	}
 	cl, err := kgo.NewClient(append(b.ClientOpts(),
 		kgo.ProducerLinger(0),
+		producerAcks(),
 		kgo.MaxBufferedRecords(1_000_000),
 		kgo.RequestRetries(3),
 	)...)
@@ -218,7 +225,11 @@ func (b *Broker) CreateTopicPartitions(ctx context.Context, topic string, n int3
 	if n <= 0 {
 		n = b.partitions
 	}
-	resp, err := b.admin.CreateTopic(ctx, n, -1, nil, topic)
+	st, err := b.TopicSettings(ctx)
+	if err != nil {
+		return fmt.Errorf("create topic %s: %w", topic, err)
+	}
+	resp, err := b.admin.CreateTopic(ctx, n, st.Replicas, st.topicConfigs(), topic)
 	if err == nil {
 		err = resp.Err
 	}

@@ -476,6 +476,10 @@ type Status struct {
 	Skipped  int64           // records the sink could not take, skipped by its policy
 	Panics   int64           // panics recovered in the sink or its operators
 	Err      error           // the last write error, nil when healthy
+	// ReadErr is the last error reading the topic from Kafka (a broker
+	// lost, a partition without a leader), nil once a read succeeds; the
+	// drain keeps trying meanwhile and delivers what it missed after.
+	ReadErr error
 	// StartErr is why the drain could not start (a Failed drain).
 	StartErr error
 	// Stopped is set once StopOnError stopped the drain (Err is then a
@@ -495,8 +499,12 @@ func (d *Drain) Status() Status {
 	if p, ok := d.cfg.Sink.(Panicker); ok {
 		panics += p.Panics()
 	}
-	return Status{Next: next, Written: d.written, Failures: d.failures, Skipped: d.skipped, Panics: panics, Err: d.err, StartErr: d.startErr,
+	st := Status{Next: next, Written: d.written, Failures: d.failures, Skipped: d.skipped, Panics: panics, Err: d.err, StartErr: d.startErr,
 		Stopped: d.stopErr != nil}
+	if d.pool != nil {
+		st.ReadErr = d.pool.ReadError(d.cfg.Topic)
+	}
+	return st
 }
 
 // Close stops the drain and waits for it to finish the write in flight.
@@ -508,3 +516,6 @@ func (d *Drain) Close() error {
 	<-d.done
 	return nil
 }
+
+// Topic is the Kafka topic the drain reads.
+func (d *Drain) Topic() string { return d.cfg.Topic }

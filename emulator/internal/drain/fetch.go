@@ -83,6 +83,7 @@ func (p *Pool) fetchFor(ctx context.Context, ws []*want) int {
 	for t, err := range failed {
 		errs[t] = err
 	}
+	p.noteReads(low, errs)
 	return p.answer(ws, low, got, errs)
 }
 

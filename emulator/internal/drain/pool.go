@@ -40,6 +40,7 @@ type Pool struct {
 	wants   map[*want]struct{}
 	wake    chan struct{} // signalled when a want is added
 	leaders map[string]map[int32]int32
+	readErr map[string]error // per topic: the last fetch's error, nil once one succeeds
 }
 
 // want is one drain's request for the records of its topic from its
@@ -72,7 +73,8 @@ func NewPool(seeds []string, logger *slog.Logger, opts ...kgo.Opt) (*Pool, error
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Pool{cl: cl, adm: kadm.NewClient(cl), log: logger, cancel: cancel, done: make(chan struct{}),
-		wants: map[*want]struct{}{}, wake: make(chan struct{}, 1), leaders: map[string]map[int32]int32{}}
+		wants: map[*want]struct{}{}, wake: make(chan struct{}, 1), leaders: map[string]map[int32]int32{},
+		readErr: map[string]error{}}
 	go func() {
 		defer close(p.done)
 		p.run(ctx)
@@ -126,5 +128,27 @@ func (p *Pool) poll(ctx context.Context, topic string, from map[int32]int64, wai
 		return f
 	default:
 		return fetched{}
+	}
+}
+
+// ReadError is the error of the last fetch of topic from the cluster, nil
+// when it succeeded (or none was made): a broker lost, a partition without
+// a leader. Drains report it in their Status while it lasts.
+func (p *Pool) ReadError(topic string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.readErr[topic]
+}
+
+// noteReads records the outcome of one fetch round for each topic in it.
+func (p *Pool) noteReads(topics map[string]map[int32]int64, errs map[string]error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for t := range topics {
+		if err := errs[t]; err != nil {
+			p.readErr[t] = err
+		} else {
+			delete(p.readErr, t)
+		}
 	}
 }

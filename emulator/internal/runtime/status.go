@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"context"
+
 	"github.com/fabrictest/fabrictest/emulator/internal/drain"
 )
 
@@ -48,4 +50,24 @@ func (rt *Runtime) SourceState(id string) (found, ready bool, err error) {
 	}
 	ready, err = run.state()
 	return true, ready, err
+}
+
+// KafkaHealth is why destination id cannot be served by Kafka for now, nil
+// when it can: the drain's last read failed (a broker lost), or a
+// partition of its topic has no leader or fewer in-sync replicas than its
+// min.insync.replicas (the cluster refuses writes). A destination with no
+// running drain answers nil.
+func (rt *Runtime) KafkaHealth(ctx context.Context, id string) error {
+	rt.drainsMu.Lock()
+	e := rt.drains[id]
+	rt.drainsMu.Unlock()
+	if e == nil || e.dr == nil {
+		return nil
+	}
+	if st := e.dr.Status(); st.StartErr != nil {
+		return nil
+	} else if st.ReadErr != nil {
+		return st.ReadErr
+	}
+	return rt.cfg.Broker.TopicHealth(ctx, e.dr.Topic())
 }
