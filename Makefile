@@ -61,6 +61,7 @@ FUZZ_TARGETS := \
 	emulator/internal/gateway:FuzzReadRequest \
 	emulator/internal/gateway:FuzzSession \
 	emulator/rows:FuzzCheckValue \
+	emulator/rows:FuzzScanFlat \
 	emulator/delta:FuzzRowToDelta \
 	emulator/pipeline:FuzzScalarFunctions \
 	emulator/pipeline:FuzzOperators \

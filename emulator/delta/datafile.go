@@ -23,10 +23,20 @@ type dataFile struct {
 	modTime int64 // ms since the epoch
 }
 
-// writeDataFile writes batch to a new Parquet file in dir with the plan's
-// schema: snappy, data page v1. The file name is unique (a random UUID), so
-// no file is ever overwritten.
-func writeDataFile(dir string, p *plan, aliases bool, batch []rows.Row, o *options) (_ *dataFile, err error) {
+// rowFunc returns the Parquet values of row i of a batch, in dst's storage
+// when it makes them.
+type rowFunc func(dst parquet.Row, i int) (parquet.Row, error)
+
+// shredRows is the rowFunc of rows shredded by the plan's shredder.
+func shredRows(p *plan, aliases bool, batch []rows.Row) rowFunc {
+	sh := &shredder{p: p, aliases: aliases}
+	return func(dst parquet.Row, i int) (parquet.Row, error) { return sh.shred(dst, batch[i]) }
+}
+
+// writeDataFile writes the n rows of a batch to a new Parquet file in dir
+// with the plan's schema: snappy, data page v1. The file name is unique (a
+// random UUID), so no file is ever overwritten.
+func writeDataFile(dir string, p *plan, n int, row rowFunc, o *options) (_ *dataFile, err error) {
 	name := "part-00000-" + newUUID() + "-c000.snappy.parquet"
 	full := filepath.Join(dir, name)
 	f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -44,16 +54,15 @@ func writeDataFile(dir string, p *plan, aliases bool, batch []rows.Row, o *optio
 		parquet.DataPageVersion(1),
 		parquet.MaxRowsPerRowGroup(o.rowGroupRows),
 	)
-	sh := &shredder{p: p, aliases: aliases}
-	buf := make([]parquet.Row, min(shredChunk, len(batch)))
-	for start := 0; start < len(batch); start += shredChunk {
-		chunk := batch[start:min(start+shredChunk, len(batch))]
-		for i, r := range chunk {
-			if buf[i], err = sh.shred(buf[i], r); err != nil {
+	buf := make([]parquet.Row, min(shredChunk, n))
+	for start := 0; start < n; start += shredChunk {
+		chunk := buf[:min(shredChunk, n-start)]
+		for i := range chunk {
+			if chunk[i], err = row(chunk[i], start+i); err != nil {
 				return nil, fmt.Errorf("shred row %d: %w", start+i, err)
 			}
 		}
-		if _, err := w.WriteRows(buf[:len(chunk)]); err != nil {
+		if _, err := w.WriteRows(chunk); err != nil {
 			return nil, fmt.Errorf("write rows: %w", err)
 		}
 	}
@@ -75,8 +84,8 @@ func writeDataFile(dir string, p *plan, aliases bool, batch []rows.Row, o *optio
 	return &dataFile{
 		path:    name,
 		size:    info.Size(),
-		rows:    int64(len(batch)),
-		stats:   p.statsJSON(int64(len(batch))),
+		rows:    int64(n),
+		stats:   p.statsJSON(int64(n)),
 		modTime: info.ModTime().UnixMilli(),
 	}, nil
 }

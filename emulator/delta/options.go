@@ -1,6 +1,11 @@
 package delta
 
-import "time"
+import (
+	"slices"
+	"time"
+
+	"github.com/fabrictest/fabrictest/emulator/rows"
+)
 
 // Option configures a Table opened by Open.
 type Option func(*options)
@@ -116,8 +121,9 @@ func WithSchemaMode(m SchemaMode) Option {
 type AppendOption func(*appendOptions)
 
 type appendOptions struct {
-	txns  []Txn
-	order func(row int) *FieldOrder
+	txns   []Txn
+	order  func(row int) *FieldOrder
+	values [][]byte
 }
 
 // WithTxn records txns with the commit, as Append's txns argument does.
@@ -136,6 +142,34 @@ func WithTxn(txns ...Txn) AppendOption {
 // compute it on demand. An existing table's columns never move.
 func WithFieldOrder(order func(row int) *FieldOrder) AppendOption {
 	return func(o *appendOptions) { o.order = order }
+}
+
+// WithValues gives the append the record value each row of the batch was
+// decoded from by rows.FromValue (values[i] for row i). Under
+// SchemaEnforce, a table that exists takes a record that rows.ScanFlat
+// reads straight to its Parquet values, with no Row in between; the rows
+// are the same either way. A row of the batch may be nil where its value
+// is given (not nil): it is decoded only when needed.
+func WithValues(values [][]byte) AppendOption {
+	return func(o *appendOptions) { o.values = values }
+}
+
+// rowsOf is batch with every nil row decoded from its value.
+func (o *appendOptions) rowsOf(batch []rows.Row) []rows.Row {
+	var out []rows.Row
+	for i, r := range batch {
+		if r != nil || o.values == nil || o.values[i] == nil {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(batch)
+		}
+		out[i] = rows.FromValue(o.values[i])
+	}
+	if out == nil {
+		return batch
+	}
+	return out
 }
 
 // orderOf is row i's field order, nil without WithFieldOrder.

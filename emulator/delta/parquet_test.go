@@ -28,7 +28,7 @@ func writeTestFile(t *testing.T, objects ...string) (*parquet.File, *os.File) {
 	}
 	o := defaultOptions()
 	dir := t.TempDir()
-	df, err := writeDataFile(dir, p, ev.aliases, batch, &o)
+	df, err := writeDataFile(dir, p, len(batch), shredRows(p, ev.aliases, batch), &o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,33 @@ func (s *shredder) shred(dst parquet.Row, r rows.Row) (parquet.Row, error) {
 
 func (s *shredder) emit(v parquet.Value) { s.row = append(s.row, v) }
 
+// appendText appends a string value of leaf c at repetition level rep,
+// counting it in c's statistics.
+func appendText(dst parquet.Row, c *column, t string, rep int) parquet.Row {
+	if c.stats != nil {
+		c.stats.str(t)
+	}
+	return append(dst, parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(t), len(t))).Level(rep, c.def, c.leaf))
+}
+
+// appendLong appends an INT64 value (a long, or a timestamp's
+// microseconds) of leaf c, counting it in c's statistics.
+func appendLong(dst parquet.Row, c *column, i int64, rep int) parquet.Row {
+	if c.stats != nil {
+		c.stats.int(i)
+	}
+	return append(dst, parquet.Int64Value(i).Level(rep, c.def, c.leaf))
+}
+
+// appendDouble appends a double value of leaf c, counting it in c's
+// statistics.
+func appendDouble(dst parquet.Row, c *column, f float64, rep int) parquet.Row {
+	if c.stats != nil {
+		c.stats.float(f)
+	}
+	return append(dst, parquet.DoubleValue(f).Level(rep, c.def, c.leaf))
+}
+
 // object shreds the members of a struct value.
 func (s *shredder) object(c *column, obj map[string]any, rep int) error {
 	if !s.aliases {
@@ -72,48 +99,35 @@ func (s *shredder) value(c *column, v any, rep int) error {
 	}
 	switch c.kind {
 	case kString:
-		t := toText(v)
-		s.emit(parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(t), len(t))).Level(rep, c.def, c.leaf))
-		if c.stats != nil {
-			c.stats.str(t)
-		}
+		s.row = appendText(s.row, c, toText(v), rep)
 		return nil
 	case kLong:
 		i, ok := rows.Int64(v)
 		if !ok {
 			return s.mismatch(c, v)
 		}
-		s.emit(parquet.Int64Value(i).Level(rep, c.def, c.leaf))
-		if c.stats != nil {
-			c.stats.int(i)
-		}
+		s.row = appendLong(s.row, c, i, rep)
 		return nil
 	case kDouble:
 		f, ok := toFloat64(v)
 		if !ok {
 			return s.mismatch(c, v)
 		}
-		s.emit(parquet.DoubleValue(f).Level(rep, c.def, c.leaf))
-		if c.stats != nil {
-			c.stats.float(f)
-		}
+		s.row = appendDouble(s.row, c, f, rep)
 		return nil
 	case kBoolean:
 		b, ok := v.(bool)
 		if !ok {
 			return s.mismatch(c, v)
 		}
-		s.emit(parquet.BooleanValue(b).Level(rep, c.def, c.leaf))
+		s.row = append(s.row, parquet.BooleanValue(b).Level(rep, c.def, c.leaf))
 		return nil
 	case kTimestamp:
 		us, ok := toMicros(v)
 		if !ok {
 			return s.mismatch(c, v)
 		}
-		s.emit(parquet.Int64Value(us).Level(rep, c.def, c.leaf))
-		if c.stats != nil {
-			c.stats.int(us)
-		}
+		s.row = appendLong(s.row, c, us, rep)
 		return nil
 	case kStruct:
 		obj, ok := asObject(v)

@@ -252,6 +252,10 @@ func (t *Table) stageBatch(st *tableState, batch []rows.Row, ao *appendOptions, 
 		}
 		return nil, nil
 	}
+	if t.o.mode == SchemaEnforce && st.version >= 0 && ao.values != nil {
+		return t.stageFlat(st, batch, ao, staged)
+	}
+	batch = ao.rowsOf(batch)
 	if t.o.mode == SchemaEnforce {
 		return t.stageEnforced(st, batch, ao, staged)
 	}
@@ -308,7 +312,7 @@ func (t *Table) writeBatch(ev *evolution, batch []rows.Row) (*dataFile, error) {
 	if err := os.MkdirAll(t.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create table directory: %w", err)
 	}
-	return writeDataFile(t.dir, p, ev.aliases, batch, &t.o)
+	return writeDataFile(t.dir, p, len(batch), shredRows(p, ev.aliases, batch), &t.o)
 }
 
 // state returns a copy of the cached state (the txns map is copied too).

@@ -146,28 +146,45 @@ func (d *plainDecoder) word(w string) bool {
 // str reads a string without escapes or control characters.
 func (d *plainDecoder) str() (string, bool) {
 	start := d.i + 1
+	if !d.strEnd() {
+		return "", false
+	}
+	return string(d.b[start : d.i-1]), true
+}
+
+// strEnd moves past a string without escapes or control characters whose
+// text is valid UTF-8.
+func (d *plainDecoder) strEnd() bool {
+	start := d.i + 1
 	ascii := true
 	for j := start; j < len(d.b); j++ {
 		switch c := d.b[j]; {
 		case c == '"':
-			text := d.b[start:j]
-			if !ascii && !utf8.Valid(text) {
-				return "", false
+			if !ascii && !utf8.Valid(d.b[start:j]) {
+				return false
 			}
 			d.i = j + 1
-			return string(text), true
+			return true
 		case c == '\\' || c < 0x20:
-			return "", false
+			return false
 		case c >= 0x80:
 			ascii = false
 		}
 	}
-	return "", false
+	return false
 }
 
 // number reads -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? as its text.
 func (d *plainDecoder) number() (any, bool) {
 	start := d.i
+	if !d.numberEnd() {
+		return nil, false
+	}
+	return json.Number(d.b[start:d.i]), true
+}
+
+// numberEnd moves past a number literal.
+func (d *plainDecoder) numberEnd() bool {
 	if d.i < len(d.b) && d.b[d.i] == '-' {
 		d.i++
 	}
@@ -175,12 +192,12 @@ func (d *plainDecoder) number() (any, bool) {
 	case d.i < len(d.b) && d.b[d.i] == '0':
 		d.i++
 	case d.digits() == 0:
-		return nil, false
+		return false
 	}
 	if d.i < len(d.b) && d.b[d.i] == '.' {
 		d.i++
 		if d.digits() == 0 {
-			return nil, false
+			return false
 		}
 	}
 	if d.i < len(d.b) && (d.b[d.i] == 'e' || d.b[d.i] == 'E') {
@@ -189,10 +206,10 @@ func (d *plainDecoder) number() (any, bool) {
 			d.i++
 		}
 		if d.digits() == 0 {
-			return nil, false
+			return false
 		}
 	}
-	return json.Number(d.b[start:d.i]), true
+	return true
 }
 
 func (d *plainDecoder) digits() int {

@@ -73,7 +73,7 @@ func (dl *deadLetters) send(ctx context.Context, rs []rejectedRow, now time.Time
 func (dl *deadLetters) record(x rejectedRow, src string, now time.Time) *kgo.Record {
 	value := x.Out.Value
 	if value == nil {
-		value, _ = json.Marshal(x.Out.Row) // a row always marshals
+		value, _ = json.Marshal(x.Out.row()) // a row always marshals
 	}
 	hs := append([]kgo.RecordHeader(nil), x.Out.Headers...)
 	add := func(k, v string) { hs = append(hs, kgo.RecordHeader{Key: k, Value: []byte(v)}) }

@@ -26,7 +26,7 @@ type journalRow struct {
 func toJournal(r outRow) journalRow {
 	j := journalRow{Key: r.Key, Value: r.Value, Partition: r.Partition, Offset: r.Offset, Headers: r.Headers}
 	if !r.fromValue || len(r.Value) == 0 {
-		row := r.Row
+		row := r.row()
 		j.Row = &row
 	}
 	return j
@@ -38,7 +38,7 @@ func fromJournal(j journalRow) outRow {
 	if j.Row != nil {
 		r.Row = *j.Row
 	} else {
-		r.Row, r.fromValue = rows.FromValue(j.Value), true
+		r.fromValue = true
 	}
 	return r
 }

@@ -30,9 +30,20 @@ type outRow struct {
 	// Headers are the record's own (kept for a dead-letter topic).
 	Headers []kgo.RecordHeader `json:"headers,omitempty"`
 
-	// fromValue: Row is rows.FromValue(Value), so the journal leaves it
-	// out (see journalRow).
+	// fromValue: the row is rows.FromValue(Value), left nil in Row until a
+	// writer asks for it (row), and left out of the journal (journalRow).
+	// The Lakehouse writer hands the value to the Delta writer instead,
+	// which converts a plain record without making a Row at all.
 	fromValue bool
+}
+
+// row is the row: Row, or the record's value decoded when Row was left
+// nil (fromValue).
+func (o *outRow) row() rows.Row {
+	if o.Row == nil && o.fromValue {
+		return rows.FromValue(o.Value)
+	}
+	return o.Row
 }
 
 // rowWriter writes a destination's rows. A write is identified by (dest,
@@ -146,7 +157,7 @@ func (p *processor) Write(ctx context.Context, b drain.Batch) error {
 			if next, ok := offsets[r.Partition]; ok && r.Offset < next {
 				continue // already delivered before a restart
 			}
-			out = append(out, outRow{Row: rows.FromValue(r.Value), Key: r.Key, Value: r.Value, Headers: r.Headers, Partition: r.Partition, Offset: r.Offset, fromValue: true})
+			out = append(out, outRow{Key: r.Key, Value: r.Value, Headers: r.Headers, Partition: r.Partition, Offset: r.Offset, fromValue: true})
 			offsets[r.Partition] = r.Offset + 1
 		}
 	} else {

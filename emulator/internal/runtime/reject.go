@@ -121,7 +121,7 @@ func (r *rejecter) park(x rejectedRow) error {
 	if r == nil || r.file == "" {
 		return nil
 	}
-	rec := map[string]any{"seq": x.Seq, "reason": x.Reason.Error(), "row": x.Out.Row}
+	rec := map[string]any{"seq": x.Seq, "reason": x.Reason.Error(), "row": x.Out.row()}
 	if x.Metric != "" {
 		rec["metric"] = x.Metric
 	}

@@ -55,7 +55,7 @@ func (w *eventhouseWriter) write(ctx context.Context, seq int64, out []outRow) e
 	}
 	batch := make([]rows.Row, len(out))
 	for i, r := range out {
-		batch[i] = r.Row
+		batch[i] = r.row()
 	}
 	var conflicts []eventhouse.Conflict
 	ctx = eventhouse.WithConflicts(ctx, func(c eventhouse.Conflict) { conflicts = append(conflicts, c) })

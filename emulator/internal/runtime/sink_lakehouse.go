@@ -62,18 +62,14 @@ type lakehouseWriter struct {
 }
 
 func (w *lakehouseWriter) write(ctx context.Context, seq int64, out []outRow) error {
-	batch := make([]rows.Row, len(out))
-	for i, r := range out {
-		batch[i] = r.Row
-	}
 	for {
-		if len(batch) == 0 && w.table.Version() < 0 {
+		if len(out) == 0 && w.table.Version() < 0 {
 			// Every row was parked and there is no table to record the
 			// batch in: a table needs a column. The journal moves past
 			// the batch all the same, and later rows create the table.
 			return nil
 		}
-		rep, err := w.appendSafely(ctx, batch, out, seq)
+		rep, err := w.appendSafely(ctx, out, seq)
 		if err == nil || errors.Is(err, delta.ErrTxnCommitted) {
 			w.countDropped(rep.Dropped)
 			return nil
@@ -81,14 +77,14 @@ func (w *lakehouseWriter) write(ctx context.Context, seq int64, out []outRow) er
 		bad := badRows(err)
 		if len(bad) == 0 {
 			var crash *writerPanic
-			if len(batch) == 0 || !(errors.As(err, &crash) || errors.Is(err, delta.ErrNoColumns)) {
+			if len(out) == 0 || !(errors.As(err, &crash) || errors.Is(err, delta.ErrNoColumns)) {
 				return fmt.Errorf("append to table %s: %w", w.dest.Target, err)
 			}
 			// No row to blame: park them all, so the destination goes on.
 			if err := w.parkAll(ctx, seq, out, err); err != nil {
 				return err
 			}
-			batch, out = nil, nil
+			out = nil
 			continue
 		}
 		// Park the rows, then try the rest: nothing is written until the
@@ -100,7 +96,7 @@ func (w *lakehouseWriter) write(ctx context.Context, seq int64, out []outRow) er
 		if err := w.rej.reject(ctx, rs); err != nil {
 			return err
 		}
-		batch, out = without(batch, out, bad)
+		out = without(out, bad)
 	}
 }
 
@@ -131,19 +127,19 @@ func badRows(err error) []badRow {
 	return nil
 }
 
-// without returns batch and out without the rows bad names.
-func without(batch []rows.Row, out []outRow, bad []badRow) ([]rows.Row, []outRow) {
+// without returns out without the rows bad names.
+func without(out []outRow, bad []badRow) []outRow {
 	skip := make(map[int]bool, len(bad))
 	for _, b := range bad {
 		skip[b.row] = true
 	}
-	keptRows, keptOut := make([]rows.Row, 0, len(batch)), make([]outRow, 0, len(out))
-	for i := range batch {
+	kept := make([]outRow, 0, len(out))
+	for i := range out {
 		if !skip[i] {
-			keptRows, keptOut = append(keptRows, batch[i]), append(keptOut, out[i])
+			kept = append(kept, out[i])
 		}
 	}
-	return keptRows, keptOut
+	return kept
 }
 
 // countDropped adds the fields schema enforcement left out to the
@@ -187,8 +183,19 @@ func (p *writerPanic) Error() string {
 }
 
 // appendSafely appends the batch under the destination's txn, turning a
-// panic into a *writerPanic error.
-func (w *lakehouseWriter) appendSafely(ctx context.Context, batch []rows.Row, out []outRow, seq int64) (r delta.Report, err error) {
+// panic into a *writerPanic error. A row that is its record goes as the
+// record's value (delta.WithValues), which the Delta writer converts
+// without a Row when it can.
+func (w *lakehouseWriter) appendSafely(ctx context.Context, out []outRow, seq int64) (r delta.Report, err error) {
+	batch, values := make([]rows.Row, len(out)), make([][]byte, len(out))
+	for i := range out {
+		batch[i] = out[i].Row
+		if out[i].fromValue && out[i].Value != nil {
+			values[i] = out[i].Value
+		} else {
+			batch[i] = out[i].row() // a tombstone, or a row made by operators
+		}
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			err = &writerPanic{value: p}
@@ -202,7 +209,7 @@ func (w *lakehouseWriter) appendSafely(ctx context.Context, batch []rows.Row, ou
 		appendFn = w.table.AppendReport
 	}
 	order := func(i int) *delta.FieldOrder { return w.fieldOrder(out[i]) }
-	return appendFn(ctx, batch, delta.WithTxn(delta.Txn{AppID: w.dest.ID, Version: seq}), delta.WithFieldOrder(order))
+	return appendFn(ctx, batch, delta.WithTxn(delta.Txn{AppID: w.dest.ID, Version: seq}), delta.WithFieldOrder(order), delta.WithValues(values))
 }
 
 // columnOrderer is a writer that orders a new table's columns as the

@@ -87,8 +87,9 @@ func (w reflexWriter) write(ctx context.Context, seq int64, out []outRow) error 
 		if r.Offset < 0 {
 			at = fmt.Sprintf("seq-%d/%d", seq, i)
 		}
+		row := r.row()
 		for _, l := range live {
-			if l.cond != nil && !l.cond(r.Row) {
+			if l.cond != nil && !l.cond(row) {
 				continue
 			}
 			event, _ := json.Marshal(map[string]any{

@@ -1,0 +1,240 @@
+package delta
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"unsafe"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/fabrictest/fabrictest/emulator/rows"
+)
+
+// stageFlat is stageEnforced for a table that exists, given the batch's
+// record values (WithValues): plain records go straight to Parquet values
+// (flatBatch), and the rows, errors and dropped fields are
+// stageEnforced's.
+func (t *Table) stageFlat(st *tableState, batch []rows.Row, ao *appendOptions, staged *stagedFile) (*Schema, error) {
+	p, err := compile(st.schema)
+	if err != nil {
+		return nil, err
+	}
+	f := newFlatBatch(p, len(batch))
+	for i, r := range batch {
+		f.add(i, r, ao.values[i])
+	}
+	if len(f.errs) > 0 {
+		return nil, &RowsError{Errs: f.errs}
+	}
+	if schema := st.schema.String(); staged.df == nil || staged.schema != schema {
+		removeDataFile(t.dir, staged.df)
+		staged.df = nil
+		if err := os.MkdirAll(t.dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create table directory: %w", err)
+		}
+		rowOf := func(_ parquet.Row, i int) (parquet.Row, error) { return f.rows[i], nil }
+		if staged.df, err = writeDataFile(t.dir, p, len(f.rows), rowOf, &t.o); err != nil {
+			return nil, err
+		}
+		staged.schema = schema
+	}
+	staged.dropped = f.proj.report()
+	return &st.schema, nil
+}
+
+// flatBatch converts a batch for a table that exists under SchemaEnforce
+// (stageFlat): a plain record (rows.ScanFlat) whose members all name
+// columns exactly goes straight to Parquet values; any other row is
+// decoded, projected and shredded as enforce and writeDataFile do, so the
+// rows, errors and dropped fields are the same either way.
+type flatBatch struct {
+	p       *plan
+	index   map[string]int // top-level column by exact name → root.children index
+	members []rows.Member
+	slot    []int       // root.children index → member index, -1 for none
+	scalar  []flatValue // a row's converted values, before any is emitted
+
+	root *shape // projection of the rows that are not plain
+	proj *projector
+	sh   shredder
+
+	values []parquet.Value // backing of the plain rows
+	rows   []parquet.Row
+	errs   []error
+}
+
+// flatValue is one converted value of a plain record.
+type flatValue struct {
+	null bool
+	text string
+	i    int64
+	f    float64
+	b    bool
+}
+
+func newFlatBatch(p *plan, n int) *flatBatch {
+	f := &flatBatch{
+		p:      p,
+		index:  make(map[string]int, len(p.root.children)),
+		slot:   make([]int, len(p.root.children)),
+		scalar: make([]flatValue, len(p.root.children)),
+		root:   newShape("", StructOf(p.schema.Fields...)),
+		proj:   &projector{dropped: map[string]*DroppedField{}},
+		sh:     shredder{p: p},
+		values: make([]parquet.Value, 0, n*p.numLeafs),
+		rows:   make([]parquet.Row, 0, n),
+	}
+	for k, c := range p.root.children {
+		f.index[c.name] = k
+	}
+	return f
+}
+
+// add converts row i: its record value when that is plain, else the row
+// (decoded from the value when nil).
+func (f *flatBatch) add(i int, row rows.Row, value []byte) {
+	if row == nil && value != nil {
+		if f.plain(value) {
+			return
+		}
+		row = rows.FromValue(value)
+	}
+	projected, err := f.proj.row(f.root, row)
+	if err != nil {
+		f.errs = append(f.errs, setRow(err, i))
+		return
+	}
+	pr, err := f.sh.shred(nil, projected)
+	if err != nil {
+		f.errs = append(f.errs, setRow(err, i))
+		return
+	}
+	f.rows = append(f.rows, pr)
+}
+
+// plain converts a plain record whose members all name a column exactly
+// and whose values all convert; false leaves it to the projector (folded
+// names, dropped fields, conversion errors and a row with no column are
+// its to report).
+func (f *flatBatch) plain(value []byte) bool {
+	var ok bool
+	if f.members, ok = rows.ScanFlat(f.members, value); !ok || len(f.members) == 0 {
+		return false
+	}
+	for k := range f.slot {
+		f.slot[k] = -1
+	}
+	for j, m := range f.members {
+		k, found := f.index[string(m.Name)]
+		if !found {
+			return false
+		}
+		f.slot[k] = j
+	}
+	for k, c := range f.p.root.children {
+		f.scalar[k] = flatValue{null: true}
+		if j := f.slot[k]; j >= 0 && !convertFlat(c.kind, f.members[j], &f.scalar[k]) {
+			return false
+		}
+	}
+	f.emit()
+	return true
+}
+
+// emit appends the converted row's Parquet values, in column order.
+func (f *flatBatch) emit() {
+	start := len(f.values)
+	for k, c := range f.p.root.children {
+		v := &f.scalar[k]
+		switch {
+		case v.null:
+			f.values = appendNulls(f.values, c)
+		case c.kind == kString:
+			f.values = appendText(f.values, c, v.text, 0)
+		case c.kind == kLong || c.kind == kTimestamp:
+			f.values = appendLong(f.values, c, v.i, 0)
+		case c.kind == kDouble:
+			f.values = appendDouble(f.values, c, v.f, 0)
+		case c.kind == kBoolean:
+			f.values = append(f.values, parquet.BooleanValue(v.b).Level(0, c.def, c.leaf))
+		}
+	}
+	f.rows = append(f.rows, f.values[start:len(f.values):len(f.values)])
+}
+
+// appendNulls appends the null of top-level column c: one null value per
+// leaf, counted in the statistics as shredder.value counts it.
+func appendNulls(dst parquet.Row, c *column) parquet.Row {
+	for _, leaf := range c.leaves {
+		dst = append(dst, parquet.NullValue().Level(0, c.def-1, leaf))
+	}
+	if c.stats != nil {
+		c.countNull()
+	}
+	return dst
+}
+
+// convertFlat converts a plain member's value for a column of kind k by
+// the conversion table (projector.value), reporting false where the
+// projector would report an error or where the column is not a scalar.
+func convertFlat(k kind, m rows.Member, out *flatValue) bool {
+	*out = flatValue{}
+	text := unsafe.String(unsafe.SliceData(m.Text), len(m.Text))
+	switch m.Kind {
+	case rows.Null:
+		out.null = true
+		return true
+	case rows.True, rows.False:
+		return convertFlatBool(k, m.Kind == rows.True, out)
+	case rows.Number:
+		return convertFlatNumber(k, text, out)
+	}
+	switch k {
+	case kString:
+		out.text = text
+		return true
+	case kTimestamp:
+		t, ok := parseTimestamp(text)
+		out.i = t.UnixMicro()
+		return ok
+	}
+	return false
+}
+
+// convertFlatBool converts true or false: itself for a boolean column, 1
+// or 0 for a long or a double, its text for a string.
+func convertFlatBool(k kind, b bool, out *flatValue) bool {
+	out.b = b
+	if b {
+		out.i, out.f, out.text = 1, 1, "true"
+	} else {
+		out.text = "false"
+	}
+	return k == kBoolean || k == kLong || k == kDouble || k == kString
+}
+
+// convertFlatNumber converts a number literal: its text for a string
+// column, a lossless int64 for a long, a finite double for a double.
+func convertFlatNumber(k kind, text string, out *flatValue) bool {
+	switch k {
+	case kString:
+		out.text = text
+		return true
+	case kLong:
+		if i, err := strconv.ParseInt(text, 10, 64); err == nil {
+			out.i = i
+			return true
+		}
+		i, ok := rows.Int64(json.Number(text))
+		out.i = i
+		return ok
+	case kDouble:
+		f, err := strconv.ParseFloat(text, 64)
+		out.f = f
+		return err == nil && !math.IsInf(f, 0)
+	}
+	return false
+}
