@@ -43,7 +43,16 @@ func fromJournal(j journalRow) outRow {
 	return r
 }
 
-// marshalJournalRows encodes rows for a journal's pending batch.
+// decodeRowJSON decodes a journalled row, numbers keeping their text.
+func decodeRowJSON(raw []byte, row *rows.Row) error {
+	dec := gojson.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return dec.Decode(row)
+}
+
+// marshalJournalRows encodes rows in the JSON form of a journal's pending
+// batch, which a split batch and the batching buffer keep (a whole batch
+// is journalled in the binary form, appendBinaryRows).
 func marshalJournalRows(out []outRow) ([]byte, error) {
 	js := make([]journalRow, len(out))
 	for i, r := range out {

@@ -153,6 +153,7 @@ func (p *processor) Write(ctx context.Context, b drain.Batch) error {
 	var out []outRow
 	offsets := copyOffsets(p.journal.Offsets)
 	if p.pipe == nil {
+		out = make([]outRow, 0, len(b.Records))
 		for _, r := range b.Records {
 			if next, ok := offsets[r.Partition]; ok && r.Offset < next {
 				continue // already delivered before a restart
@@ -216,7 +217,7 @@ func (p *processor) commit(ctx context.Context, out []outRow, offsets map[int32]
 	}
 	if len(out) > 0 {
 		j.Seq++
-		pending, err := marshalJournalRows(out)
+		pending, err := appendBinaryRows(nil, out)
 		if err != nil {
 			return err
 		}

@@ -33,8 +33,14 @@ func (b *pendingBatch) encode() ([]byte, error) {
 	}{b.Split, rs})
 }
 
-// decode reads both forms: a plain array is a whole batch.
+// decode reads every form: the binary form and a plain array are a whole
+// batch.
 func (b *pendingBatch) decode(raw []byte) error {
+	if len(raw) > 0 && raw[0] == binaryJournal {
+		rs, err := decodeBinaryRows(raw)
+		b.Split, b.Rows = false, rs
+		return err
+	}
 	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
 		rs, err := decodeJournalRows(t)
 		b.Split, b.Rows = false, rs
