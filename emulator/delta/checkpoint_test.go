@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/fabrictest/fabrictest/emulator/delta"
 )
@@ -182,15 +185,39 @@ func TestCheckpointAfterARemove(t *testing.T) {
 
 func checkpointRowGroups(t *testing.T, dir string, version int) int {
 	t.Helper()
+	return len(openCheckpointFile(t, dir, version).RowGroups())
+}
+
+func openCheckpointFile(t *testing.T, dir string, version int) *parquet.File {
+	t.Helper()
 	f, err := os.Open(filepath.Join(dir, "_delta_log", fmt.Sprintf("%020d.checkpoint.parquet", version)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
 	info, _ := f.Stat()
 	pf, err := parquet.OpenFile(f, info.Size())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(pf.RowGroups())
+	return pf
+}
+
+// Spark 3.5's vectorized reader for nested columns reads PLAIN strings in
+// a checkpoint, not DELTA_LENGTH_BYTE_ARRAY ones (it read
+// metaData.schemaString as ""): every string column of every row group,
+// the copied ones too, is PLAIN. python/tests/test_delta_sinks.py
+// (TestCheckpointedTables) has delta-spark read such a table.
+func TestCheckpointStringsArePlain(t *testing.T) {
+	dir := tableDir(t)
+	appendN(t, mustOpen(t, dir, delta.WithoutFsync()), 0, 21) // checkpoints at 10 and 20
+	for _, version := range []int{10, 20} {
+		for i, rg := range openCheckpointFile(t, dir, version).Metadata().RowGroups {
+			for _, c := range rg.Columns {
+				if c.MetaData.Type == format.ByteArray && !slices.Contains(c.MetaData.Encoding, format.Plain) {
+					t.Errorf("checkpoint %d row group %d: %s encoded %v", version, i, strings.Join(c.MetaData.PathInSchema, "."), c.MetaData.Encoding)
+				}
+			}
+		}
+	}
 }

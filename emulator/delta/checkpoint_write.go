@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // A checkpoint this package writes has its head (protocol, metaData,
@@ -76,16 +78,20 @@ func writeCheckpoint(dir string, st *tableState, fsync bool) error {
 		return fmt.Errorf("write checkpoint: state has no protocol or metaData")
 	}
 	plan := checkpointPlan{head: headRows(st)}
+	copied := false
 	if st.baseCP >= 0 && st.baseCopyable && len(st.baseRemoved) == 0 {
 		prev, err := openCheckpoint(dir, st.baseCP)
 		if err != nil {
 			return fmt.Errorf("write checkpoint %d: %w", st.version, err)
 		}
 		defer prev.Close()
-		if err := plan.extend(prev.pf, addRows(st)); err != nil {
-			return fmt.Errorf("write checkpoint %d: %w", st.version, err)
+		if copied = plainStrings(prev.pf); copied {
+			if err := plan.extend(prev.pf, addRows(st)); err != nil {
+				return fmt.Errorf("write checkpoint %d: %w", st.version, err)
+			}
 		}
-	} else {
+	}
+	if !copied {
 		if err := st.completeFiles(dir); err != nil {
 			return fmt.Errorf("write checkpoint %d: %w", st.version, err)
 		}
@@ -152,10 +158,37 @@ func readAdds(rg parquet.RowGroup) (out []cpRow, err error) {
 	return out, nil
 }
 
+// checkpointWriterOptions write a checkpoint that Spark's vectorized
+// Parquet reader for nested columns (Spark 3.5's default) reads: PLAIN
+// strings, data pages v1 as in the data files. With parquet-go's default
+// DELTA_LENGTH_BYTE_ARRAY strings that reader read metaData.schemaString
+// as "", and delta-spark could not load the table (the non-vectorized
+// reader and delta-rs read it right).
+var checkpointWriterOptions = []parquet.WriterOption{
+	parquet.Compression(&parquet.Snappy),
+	parquet.DataPageVersion(1),
+	parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain),
+}
+
+// plainStrings reports whether every string column of a checkpoint is
+// PLAIN-encoded (checkpointWriterOptions), so that its row groups can be
+// copied: a checkpoint written before, with DELTA_LENGTH_BYTE_ARRAY
+// strings, is encoded afresh instead.
+func plainStrings(f *parquet.File) bool {
+	for _, rg := range f.Metadata().RowGroups {
+		for _, c := range rg.Columns {
+			if slices.Contains(c.MetaData.Encoding, format.DeltaLengthByteArray) || slices.Contains(c.MetaData.Encoding, format.DeltaByteArray) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // write writes the planned checkpoint and _last_checkpoint.
 func (p *checkpointPlan) write(dir string, version int64, fsync bool) error {
 	size, err := writeAtomic(checkpointPath(dir, version), fsync, func(w io.Writer) error {
-		pw := parquet.NewGenericWriter[cpRow](w, parquet.Compression(&parquet.Snappy))
+		pw := parquet.NewGenericWriter[cpRow](w, checkpointWriterOptions...)
 		if _, err := pw.Write(p.head); err != nil {
 			return fmt.Errorf("write rows: %w", err)
 		}

@@ -199,3 +199,63 @@ class TestJvm:
         assert got == [(m[0], 7.5), (m[1], 10.0)], got
         go = go_read(table)
         assert sorted(r["amount"] for r in go["rows"]) == [7.5, 10.0]
+
+
+# -- Delta checkpoints written by the emulator, read by Spark and delta-rs ----------------
+
+def checkpointed_table(emu: Emulator, commits: int) -> tuple[Path, list[int]]:
+    """A Lakehouse destination's table after ``commits`` produces of one event each
+    (the produce waits until its event is delivered, so each is one commit)."""
+    ws = emu.create_workspace("delta-checkpoints")
+    es = emu.create_eventstream(ws, "checkpoints")
+    lh = emu.call("POST", f"/v1/workspaces/{ws}/lakehouses", {"displayName": "ckpt_lh"})
+    emu.bind_lakehouse(es, lh["id"], "events")
+    ids = list(range(commits))
+    for i in ids:
+        emu.produce(es, [{"value": {"id": i, "name": f"n{i}", "amount": i + 0.5}}])
+    return Path(lh["properties"]["x-fabrictest-localTablesPath"]) / "events", ids
+
+
+def without_commits_before_checkpoint(table: Path, dest: Path) -> int:
+    """Copy ``table`` to ``dest`` keeping, of the log, only the latest checkpoint and the
+    commits after it (what log clean-up leaves): a reader must start from the checkpoint.
+    Returns the checkpoint's version."""
+    shutil.copytree(table, dest)
+    log = dest / "_delta_log"
+    version = json.loads((log / "_last_checkpoint").read_text())["version"]
+    assert (log / f"{version:020d}.checkpoint.parquet").exists()
+    for f in log.glob("*.json"):
+        if int(f.name.split(".")[0]) <= version:
+            f.unlink()
+    return version
+
+
+class TestCheckpointedTables:
+    """Delta protocol "Checkpoints": a Parquet checkpoint and ``_last_checkpoint`` every
+    10 commits; readers start from it (issue 19). Spark 3.5 with delta-spark and delta-rs
+    read the table whole and read it from the checkpoint alone."""
+
+    pytestmark = pytest.mark.jvm
+
+    def test_spark_and_delta_rs_read_a_checkpointed_table(self, kafka_emulator: Emulator, tmp_path: Path) -> None:
+        from deltalake import DeltaTable
+        from spark_agent.jvm import session_builder
+
+        table, ids = checkpointed_table(kafka_emulator, 23)
+        trimmed = tmp_path / "trimmed"
+        assert without_commits_before_checkpoint(table, trimmed) == 20
+        spark = (session_builder("local[1]", delta=True).config("spark.ui.showConsoleProgress", "false")
+                 .getOrCreate())
+        try:
+            for t in (table, trimmed):
+                rows = spark.read.format("delta").load(str(t)).collect()
+                assert sorted((r["id"], r["name"], r["amount"]) for r in rows) == \
+                    [(i, f"n{i}", i + 0.5) for i in ids], t
+                history = spark.sql(f"DESCRIBE HISTORY delta.`{t}`").select("version").collect()
+                assert max(r["version"] for r in history) == 22
+        finally:
+            spark.stop()
+        for t in (table, trimmed):
+            dt = DeltaTable(str(t))
+            assert dt.version() == 22
+            assert sorted(r["id"] for r in dt.to_pyarrow_table().to_pylist()) == ids
