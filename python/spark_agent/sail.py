@@ -183,17 +183,13 @@ class StreamingQueryFailed(RuntimeError):
     """The driver-side micro-batch failed (Spark's StreamingQueryException)."""
 
 
-class DriverStreamingQuery:
-    """What ``start()`` answers for a driver-side micro-batch: the
-    ``StreamingQuery`` surface, already terminated."""
+class QueryIdentity:
+    """The identity properties of a StreamingQuery (``id``, ``runId``, ``name``),
+    read from ``_id``, ``_run_id`` and ``_name``."""
 
-    def __init__(self, name: str | None, progress: dict[str, Any], error: BaseException | None) -> None:
-        self._id = str(uuid.uuid4())
-        self._run_id = str(uuid.uuid4())
-        self._name = name
-        self._progress = progress
-        self._error = error
-        self._stopped = False
+    _id: str
+    _run_id: str
+    _name: str | None
 
     @property
     def id(self) -> str:
@@ -206,6 +202,19 @@ class DriverStreamingQuery:
     @property
     def name(self) -> str | None:
         return self._name
+
+
+class DriverStreamingQuery(QueryIdentity):
+    """What ``start()`` answers for a driver-side micro-batch: the
+    ``StreamingQuery`` surface, already terminated."""
+
+    def __init__(self, name: str | None, progress: dict[str, Any], error: BaseException | None) -> None:
+        self._id = str(uuid.uuid4())
+        self._run_id = str(uuid.uuid4())
+        self._name = name
+        self._progress = progress
+        self._error = error
+        self._stopped = False
 
     @property
     def isActive(self) -> bool:

@@ -166,7 +166,7 @@ class StreamSource:
         self.buffer = [r for r in self.buffer if r.offset >= end.get(r.topic, {}).get(r.partition, 0)]
 
 
-class ContinuousQuery:
+class ContinuousQuery(sail.QueryIdentity):
     """Spark's ``StreamingQuery`` for a driver-side continuous query on Sail."""
 
     def __init__(self, writer: Any, *, path: str | None, table: str | None) -> None:
@@ -302,18 +302,6 @@ class ContinuousQuery:
             self._status = {"message": message, "isDataAvailable": data, "isTriggerActive": active}
 
     # -- StreamingQuery ---------------------------------------------------------
-    @property
-    def id(self) -> str:
-        return self._id
-
-    @property
-    def runId(self) -> str:
-        return self._run_id
-
-    @property
-    def name(self) -> str | None:
-        return self._name
-
     @property
     def isActive(self) -> bool:
         return self._thread.is_alive()
