@@ -38,7 +38,7 @@ func serveEnv(t testing.TB, opts ...emulator.Option) (*testEnv, string) {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
-	return &testEnv{t: t, srv: srv, url: "http://" + addr, token: tok}, addr
+	return &testEnv{t: t, srv: srv, url: srv.Scheme() + "://" + addr, token: tok}, addr
 }
 
 // raw sends text as-is on a new connection and reads one answer.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/tls"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -45,27 +44,8 @@ func startServed(t *testing.T, opts ...emulator.Option) (*testEnv, *logBuffer) {
 	t.Helper()
 	logs := &logBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	srv, err := emulator.New(append([]emulator.Option{emulator.WithLogger(logger)}, opts...)...)
-	if err != nil {
-		t.Fatalf("start emulator: %v", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		srv.Close()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	tok, err := srv.Token("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: srv.CertPool()}}}
-	t.Cleanup(client.CloseIdleConnections)
-	return &testEnv{t: t, srv: srv, url: srv.Scheme() + "://" + ln.Addr().String(), token: tok, client: client}, logs
+	e, _ := serveEnv(t, append([]emulator.Option{emulator.WithLogger(logger)}, opts...)...)
+	e.client = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: e.srv.CertPool()}}}
+	t.Cleanup(e.client.CloseIdleConnections)
+	return e, logs
 }
