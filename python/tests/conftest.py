@@ -20,6 +20,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -167,6 +168,31 @@ class Emulator:
 
     def resolve(self, es: Eventstream) -> dict[str, Any]:
         return self.call("GET", f"/v1/eventstreams/{es.item_id}/sources/{es.datasource_id}")
+
+
+@contextmanager
+def sail_session(emu: Emulator) -> Iterator[Any]:
+    """A Spark Connect session on an in-process Sail server, with the notebook
+    adapter installed against ``emu``; stopped (server too) on exit."""
+    from pysail.spark import SparkConnectServer
+    from pyspark.sql import SparkSession
+
+    from spark_agent import install
+
+    server = SparkConnectServer("127.0.0.1", 0)
+    server.start(background=True)
+    _, port = server.listening_address
+    session = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
+    install(session, emu.url, emu.token)
+    try:
+        yield session
+    finally:
+        session.stop()
+        server.stop()
+        # pyspark 3.5 marks the whole process as Spark Connect; let a classic
+        # (JVM) session start later in the same run.
+        os.environ.pop("SPARK_CONNECT_MODE_ENABLED", None)
+        os.environ.pop("SPARK_REMOTE", None)
 
 
 def _start_emulator(binary: Path, data_dir: Path, kafka: str, log_path: Path, *, tls: bool = False,

@@ -13,7 +13,6 @@ aggregation with a watermark in append mode; checkpoint recovery).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Emulator, Eventstream, orders
+from conftest import REPO, Emulator, Eventstream, orders, sail_session
 
 # partition as BIGINT: emulator/delta's reader takes the Delta types the
 # emulator writes (string, long, double, boolean, timestamp), not integer.
@@ -90,23 +89,8 @@ class TestSail:
     @pytest.fixture(scope="class")
     @classmethod
     def spark(cls, embedded_emulator: Emulator) -> Iterator[Any]:
-        from pysail.spark import SparkConnectServer
-        from pyspark.sql import SparkSession
-
-        from spark_agent import install
-
-        server = SparkConnectServer("127.0.0.1", 0)
-        server.start(background=True)
-        _, port = server.listening_address
-        session = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
-        install(session, embedded_emulator.url, embedded_emulator.token)
-        try:
+        with sail_session(embedded_emulator) as session:
             yield session
-        finally:
-            session.stop()
-            server.stop()
-            os.environ.pop("SPARK_CONNECT_MODE_ENABLED", None)
-            os.environ.pop("SPARK_REMOTE", None)
 
     def test_sail_delta_sink_exactly_once(self, spark: Any, embedded_emulator: Emulator, tmp_path: Path) -> None:
         ws = embedded_emulator.create_workspace("delta-sail")
@@ -239,6 +223,7 @@ class TestCheckpointedTables:
 
     def test_spark_and_delta_rs_read_a_checkpointed_table(self, kafka_emulator: Emulator, tmp_path: Path) -> None:
         from deltalake import DeltaTable
+
         from spark_agent.jvm import session_builder
 
         table, ids = checkpointed_table(kafka_emulator, 23)

@@ -11,13 +11,12 @@ Kafka-protocol settings Databricks notebooks use).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from conftest import Emulator, orders
+from conftest import Emulator, orders, sail_session
 from eventhubs_helpers import EventHub, deploy_event_hub
 
 pytestmark = pytest.mark.jvm
@@ -103,23 +102,8 @@ class TestSail:
     @pytest.fixture(scope="class")
     @classmethod
     def spark(cls, kafka_emulator: Emulator) -> Iterator[Any]:
-        from pysail.spark import SparkConnectServer
-        from pyspark.sql import SparkSession
-
-        from spark_agent import install
-
-        server = SparkConnectServer("127.0.0.1", 0)
-        server.start(background=True)
-        _, port = server.listening_address
-        session = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
-        install(session, kafka_emulator.url, kafka_emulator.token)
-        try:
+        with sail_session(kafka_emulator) as session:
             yield session
-        finally:
-            session.stop()
-            server.stop()
-            os.environ.pop("SPARK_CONNECT_MODE_ENABLED", None)
-            os.environ.pop("SPARK_REMOTE", None)
 
     def test_sail_reads_what_jvm_read(self, spark: Any, hub: EventHub) -> None:
         assert ("jvm", "eventhubs") in SEEN, "TestJvm runs first in this module"

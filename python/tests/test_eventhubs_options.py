@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import Emulator, orders
+from conftest import Emulator, orders, sail_session
 from eventhubs_helpers import EventHub, deploy_event_hub
 
 EVENTHUBS_FIELDS = ["body", "partition", "offset", "sequenceNumber", "enqueuedTime", "publisher", "partitionKey",
@@ -85,23 +84,8 @@ def test_refusals_name_the_option() -> None:
 
 @pytest.fixture(scope="module")
 def spark(embedded_emulator: Emulator) -> Iterator[Any]:
-    from pysail.spark import SparkConnectServer
-    from pyspark.sql import SparkSession
-
-    from spark_agent import install
-
-    server = SparkConnectServer("127.0.0.1", 0)
-    server.start(background=True)
-    _, port = server.listening_address
-    session = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
-    install(session, embedded_emulator.url, embedded_emulator.token)
-    try:
+    with sail_session(embedded_emulator) as session:
         yield session
-    finally:
-        session.stop()
-        server.stop()
-        os.environ.pop("SPARK_CONNECT_MODE_ENABLED", None)
-        os.environ.pop("SPARK_REMOTE", None)
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import ssl
-import subprocess
 import sys
 import threading
 import time
@@ -34,7 +32,7 @@ from azure.core.credentials import AccessToken
 from azure.core.exceptions import HttpResponseError
 from azure.storage.blob import BlobServiceClient
 from azure.storage.filedatalake import DataLakeServiceClient
-from conftest import Emulator, _stop, free_port
+from conftest import Emulator, _start_emulator, _stop
 
 STORAGE = "https://storage.azure.com"
 
@@ -49,40 +47,11 @@ class StaticToken:
         return AccessToken(self.token, int(time.time()) + 3600)
 
 
-def _start_tls(binary: Path, data_dir: Path, log_path: Path) -> Emulator:
-    port = free_port()
-    log = open(log_path, "w")
-    proc = subprocess.Popen(
-        [str(binary), "serve", "-v", "--tls", "--addr", f"127.0.0.1:{port}", "--kafka", "embedded",
-         "--data-dir", str(data_dir), "--kafka-endpoint", "127.0.0.1:0"],
-        stdout=subprocess.PIPE, stderr=log, text=True)
-    ready: list[str] = []
-
-    def read() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if "ready at" in line:
-                ready.append(line.strip())
-            log.write(line)
-            log.flush()
-
-    threading.Thread(target=read, daemon=True).start()
-    deadline = time.monotonic() + 60
-    while not ready:
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"fabric-emulator --tls did not start; log:\n{log_path.read_text()[-4000:]}", pytrace=False)
-        time.sleep(0.05)
-    m = re.search(r"ready at (https://\S+)", ready[0])
-    assert m, ready[0]
-    return Emulator(m.group(1), proc, "embedded", data_dir)
-
-
 @pytest.fixture(scope="module")
 def tls_emulator(emulator_binary: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
     """The emulator with --tls; SSL_CERT_FILE names its CA for urllib and delta-rs."""
     d = tmp_path_factory.mktemp("emulator-onelake")
-    emu = _start_tls(emulator_binary, d / "data", d / "emulator.log")
+    emu = _start_emulator(emulator_binary, d / "data", "embedded", d / "emulator.log", tls=True, extra=["-v"])
     emu.log_path = d / "emulator.log"  # type: ignore[attr-defined]
     old = os.environ.get("SSL_CERT_FILE")
     os.environ["SSL_CERT_FILE"] = str(d / "data" / "tls" / "ca.pem")

@@ -17,7 +17,6 @@ query runs), the cells compare the rows, not the batches.
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -26,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Emulator, Eventstream, orders
+from conftest import Emulator, Eventstream, orders, sail_session
 
 pytestmark = [pytest.mark.jvm, pytest.mark.sail, pytest.mark.apache_kafka]
 
@@ -309,23 +308,8 @@ def _on_jvm(emu: Emulator, ws: str, tmp: Path) -> dict[str, Any]:
 
 
 def _on_sail(emu: Emulator, ws: str, tmp: Path) -> dict[str, Any]:
-    from pysail.spark import SparkConnectServer
-    from pyspark.sql import SparkSession
-
-    from spark_agent import install
-
-    server = SparkConnectServer("127.0.0.1", 0)
-    server.start(background=True)
-    _, port = server.listening_address
-    session = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
-    install(session, emu.url, emu.token)
-    try:
+    with sail_session(emu) as session:
         return _run_all(Cell(session, emu, ws, "sail", tmp))
-    finally:
-        session.stop()
-        server.stop()
-        os.environ.pop("SPARK_CONNECT_MODE_ENABLED", None)
-        os.environ.pop("SPARK_REMOTE", None)
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ emulator's consume route and kafka-python, both of which work with it.
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 import time
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Emulator, Eventstream, assert_kafka_rows, orders
+from conftest import Emulator, Eventstream, assert_kafka_rows, orders, sail_session
 
 pytestmark = pytest.mark.sail
 
@@ -27,25 +26,8 @@ NOTEBOOK_SCHEMA_FIELDS = ["key", "value", "topic", "partition", "offset", "times
 
 @pytest.fixture(scope="module")
 def spark(embedded_emulator: Emulator) -> Iterator[Any]:
-    from pysail.spark import SparkConnectServer
-    from pyspark.sql import SparkSession
-
-    from spark_agent import install
-
-    server = SparkConnectServer("127.0.0.1", 0)
-    server.start(background=True)
-    _, port = server.listening_address
-    session = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
-    install(session, embedded_emulator.url, embedded_emulator.token)
-    try:
+    with sail_session(embedded_emulator) as session:
         yield session
-    finally:
-        session.stop()
-        server.stop()
-        # pyspark 3.5 marks the whole process as Spark Connect; let a classic
-        # (JVM) session start after this module in the same run.
-        os.environ.pop("SPARK_CONNECT_MODE_ENABLED", None)
-        os.environ.pop("SPARK_REMOTE", None)
 
 
 @pytest.fixture(scope="module")
