@@ -102,6 +102,12 @@ class Run:
         self.query.stop()
         assert self.query.exception() is None
 
+    def __enter__(self) -> Run:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
 
 def _produce_raw(c: Cell, es: Eventstream, records: list[tuple[bytes | None, bytes | None, list | None]]) -> None:
     from kafka import KafkaProducer
@@ -128,25 +134,19 @@ def _partitions(c: Cell, es: Eventstream) -> int:
 def cell_default_start(c: Cell) -> Any:
     es = c.stream("default")
     c.emu.produce(es, orders(3, "before"))
-    run = Run(c, es)
-    try:
+    with Run(c, es) as run:
         run.query.processAllAvailable()
         c.emu.produce(es, orders(3, "after"))
         return run.until(3)
-    finally:
-        run.stop()
 
 
 def cell_earliest_processing_time(c: Cell) -> Any:
     es = c.stream("earliest")
     c.emu.produce(es, orders(3, "before"))
-    run = Run(c, es, {"startingOffsets": "earliest"}, trigger="500 milliseconds")
-    try:
+    with Run(c, es, {"startingOffsets": "earliest"}, trigger="500 milliseconds") as run:
         run.query.processAllAvailable()
         c.emu.produce(es, orders(3, "after"))
         return run.until(6)
-    finally:
-        run.stop()
 
 
 def cell_json_offsets(c: Cell) -> Any:
@@ -156,23 +156,17 @@ def cell_json_offsets(c: Cell) -> Any:
     nparts = _partitions(c, es)
     start = {es.topic: {str(p): -2 for p in range(nparts)}}
     start[es.topic][str(first["partition"])] = first["offset"] + 1
-    run = Run(c, es, {"startingOffsets": json.dumps(start)})
-    try:
+    with Run(c, es, {"startingOffsets": json.dumps(start)}) as run:
         run.query.processAllAvailable()
         return run.rows()
-    finally:
-        run.stop()
 
 
 def cell_max_offsets_per_trigger(c: Cell) -> Any:
     es = c.stream("paced")
     c.emu.produce(es, orders(23))
-    run = Run(c, es, {"startingOffsets": "earliest", "maxOffsetsPerTrigger": "5"})
-    try:
+    with Run(c, es, {"startingOffsets": "earliest", "maxOffsetsPerTrigger": "5"}) as run:
         run.query.processAllAvailable()
         return [(e, _sorted(rs)) for e, rs in run.batches if rs]
-    finally:
-        run.stop()
 
 
 def cell_available_now_max_offsets(c: Cell) -> Any:
@@ -189,78 +183,57 @@ def cell_checkpoint_resume(c: Cell) -> Any:
     ckpt = str(c.tmp / f"ckpt-{c.engine}")
     c.emu.produce(es, orders(3, "first"))
     opts = {"startingOffsets": "earliest"}
-    one = Run(c, es, opts, checkpoint=ckpt)
-    try:
+    with Run(c, es, opts, checkpoint=ckpt) as one:
         one.query.processAllAvailable()
-    finally:
-        one.stop()
     c.emu.produce(es, orders(2, "stopped"))
-    two = Run(c, es, opts, checkpoint=ckpt)
-    try:
+    with Run(c, es, opts, checkpoint=ckpt) as two:
         two.query.processAllAvailable()
         c.emu.produce(es, orders(2, "restarted"))
         rows = two.until(4)
-    finally:
-        two.stop()
     return [(e, _sorted(rs)) for e, rs in one.batches if rs], two.batches[0][0], rows
 
 
 def cell_after_start(c: Cell) -> Any:
     es = c.stream("after")
-    run = Run(c, es, {"startingOffsets": "earliest"})
-    try:
+    with Run(c, es, {"startingOffsets": "earliest"}) as run:
         run.query.processAllAvailable()
         time.sleep(1)
         c.emu.produce(es, orders(5, "late"))
         return run.until(5)
-    finally:
-        run.stop()
 
 
 def cell_include_headers(c: Cell) -> Any:
     es = c.stream("headers")
     c.emu.produce(es, orders(6))
-    run = Run(c, es, {"startingOffsets": "earliest", "includeHeaders": "true"})
-    try:
+    with Run(c, es, {"startingOffsets": "earliest", "includeHeaders": "true"}) as run:
         run.query.processAllAvailable()
         return run.rows()
-    finally:
-        run.stop()
 
 
 def cell_null_keys_and_values(c: Cell) -> Any:
     es = c.stream("nulls")
     # (kafka-python will not produce a record with neither key nor value)
     _produce_raw(c, es, [(None, b"v", None), (b"k", None, None), (b"", b"", None), (None, b"", None)])
-    run = Run(c, es, {"startingOffsets": "earliest"})
-    try:
+    with Run(c, es, {"startingOffsets": "earliest"}) as run:
         run.query.processAllAvailable()
         return run.rows()
-    finally:
-        run.stop()
 
 
 def cell_binary_values(c: Cell) -> Any:
     es = c.stream("binary")
     _produce_raw(c, es, [(b"\x00\xff", b"\xff\x00\xfe\x80binary", [("h", b"\x00\xff")]),
                          (b"b64", b"aGVsbG8=", None), (b"utf8", "näive €".encode(), [("a", b""), ("a", b"2")])])
-    run = Run(c, es, {"startingOffsets": "earliest", "includeHeaders": "true"})
-    try:
+    with Run(c, es, {"startingOffsets": "earliest", "includeHeaders": "true"}) as run:
         run.query.processAllAvailable()
         return run.rows()
-    finally:
-        run.stop()
 
 
 def cell_ten_thousand(c: Cell) -> Any:
     es = c.stream("many")
     c.emu.produce(es, [{"key": f"k{i}", "value": {"i": i}} for i in range(10_000)])
-    run = Run(c, es, {"startingOffsets": "earliest"})
-    try:
+    with Run(c, es, {"startingOffsets": "earliest"}) as run:
         run.query.processAllAvailable()
         return run.rows()
-    finally:
-        run.stop()
 
 
 CASES: dict[str, Callable[[Cell], Any]] = {
