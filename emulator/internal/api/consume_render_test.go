@@ -82,15 +82,20 @@ func TestWriteConsumeAnswerMatchesEncoder(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		w := httptest.NewRecorder()
-		if err := writeConsumeAnswer(w, "es.ds", b); err != nil {
-			t.Fatal(err)
-		}
-		if got := w.Body.String(); got != want.String() {
-			t.Errorf("answer differs from the encoder's:\n got %s\nwant %s", got, want.String())
-		}
-		if ct := w.Header().Get("Content-Type"); ct != "application/json; charset=utf-8" {
-			t.Errorf("Content-Type %q", ct)
+		for range 2 { // the second time in a pooled buffer
+			w := httptest.NewRecorder()
+			if err := writeConsumeAnswer(w, "es.ds", b); err != nil {
+				t.Fatal(err)
+			}
+			if got := w.Body.String(); got != want.String() {
+				t.Errorf("answer differs from the encoder's:\n got %s\nwant %s", got, want.String())
+			}
+			if ct := w.Header().Get("Content-Type"); ct != "application/json; charset=utf-8" {
+				t.Errorf("Content-Type %q", ct)
+			}
+			if n, bound := w.Body.Len(), answerSize("es.ds", b); n > bound {
+				t.Errorf("answer of %d bytes beyond answerSize's bound %d: the buffer grows", n, bound)
+			}
 		}
 	}
 }
