@@ -3,6 +3,8 @@ package api
 import (
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/fabrictest/fabrictest/emulator/rows"
 )
 
 // fastEvents reads a produce body of the plain form {"events": [{…}, …]}
@@ -40,21 +42,32 @@ func fastEvents(body []byte) (events []eventIn, ok bool) {
 	return events, s.i == len(s.b)
 }
 
-// scanner walks a JSON text.
+// scanner walks a JSON text. While it reads a value, it notes what the
+// produce route would otherwise find out by reading the value again.
 type scanner struct {
 	b []byte
 	i int
+	// spaced is set on white space between tokens (the value is not compact).
+	spaced bool
+	// levels is the deepest nesting of objects and arrays (1: the value itself).
+	levels int
+	// oddName is set on a member name that is not plain printable ASCII
+	// with a character other than a space.
+	oddName bool
 }
 
 func (s *scanner) space() {
+	start := s.i
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
 			s.i++
 		default:
+			s.spaced = s.spaced || s.i > start
 			return
 		}
 	}
+	s.spaced = s.spaced || s.i > start
 }
 
 // lit skips white space and then c, if c is next.
@@ -70,23 +83,23 @@ func (s *scanner) lit(c byte) bool {
 // name reads the member name want (plain text, exact case).
 func (s *scanner) name(want string) bool {
 	got, ok := s.plainName()
-	return ok && got == want
+	return ok && string(got) == want
 }
 
 // plainName reads a member name without escapes.
-func (s *scanner) plainName() (string, bool) {
+func (s *scanner) plainName() ([]byte, bool) {
 	s.space()
 	start := s.i
 	if !s.str() {
-		return "", false
+		return nil, false
 	}
 	text := s.b[start+1 : s.i-1]
 	for _, c := range text {
 		if c == '\\' {
-			return "", false
+			return nil, false
 		}
 	}
-	return string(text), true
+	return text, true
 }
 
 // event reads one {"key"?, "value"?, …} object.
@@ -106,12 +119,17 @@ func (s *scanner) event() (eventIn, bool) {
 		}
 		s.space()
 		start := s.i
+		s.spaced, s.levels, s.oddName = false, 0, false
 		if !s.value(0) {
 			return ev, false
 		}
 		raw := json.RawMessage(s.b[start:s.i])
 		if !ev.set(name, raw, &seen) {
 			return ev, false
+		}
+		if string(name) == "value" {
+			ev.valueCompact = !s.spaced
+			ev.valueFitsRow = raw[0] == '{' && s.levels <= rows.MaxDepth && !s.oddName
 		}
 		if s.lit('}') {
 			return ev, true
@@ -124,7 +142,7 @@ func (s *scanner) event() (eventIn, bool) {
 
 // set stores one member of an event; false for an unknown or repeated
 // name, or a base64 member that is not plain text or null.
-func (ev *eventIn) set(name string, raw json.RawMessage, seen *[6]bool) bool {
+func (ev *eventIn) set(name []byte, raw json.RawMessage, seen *[6]bool) bool {
 	n := memberIndex(name)
 	if n < 0 || seen[n] {
 		return false
@@ -159,8 +177,8 @@ func (ev *eventIn) set(name string, raw json.RawMessage, seen *[6]bool) bool {
 }
 
 // memberIndex numbers the members of an event; -1 for any other name.
-func memberIndex(name string) int {
-	switch name {
+func memberIndex(name []byte) int {
+	switch string(name) { // no copy: the compiler compares the bytes
 	case "key":
 		return 0
 	case "value":
@@ -175,6 +193,19 @@ func memberIndex(name string) int {
 		return 5
 	}
 	return -1
+}
+
+// plainPrintable tells whether a member name's text is printable ASCII
+// without escapes and not all spaces: such a name passes rows.CheckName.
+func plainPrintable(name []byte) bool {
+	blank := true
+	for _, c := range name {
+		if c < 0x20 || c >= 0x7f || c == '\\' {
+			return false
+		}
+		blank = blank && c == ' '
+	}
+	return !blank
 }
 
 func containsByte(b []byte, c byte) bool {
@@ -215,12 +246,18 @@ func (s *scanner) value(depth int) bool {
 
 func (s *scanner) object(depth int) bool {
 	s.i++ // {
+	s.levels = max(s.levels, depth+1)
 	if s.lit('}') {
 		return true
 	}
 	for {
 		s.space()
-		if !s.str() || !s.lit(':') {
+		start := s.i
+		if !s.str() {
+			return false
+		}
+		s.oddName = s.oddName || !plainPrintable(s.b[start+1:s.i-1])
+		if !s.lit(':') {
 			return false
 		}
 		s.space()
@@ -238,6 +275,7 @@ func (s *scanner) object(depth int) bool {
 
 func (s *scanner) array(depth int) bool {
 	s.i++ // [
+	s.levels = max(s.levels, depth+1)
 	if s.lit(']') {
 		return true
 	}
@@ -271,6 +309,12 @@ func (s *scanner) str() bool {
 	start := s.i + 1
 	ascii := true
 	for s.i++; s.i < len(s.b); s.i++ {
+		for s.i < len(s.b) && !stringSpecial[s.b[s.i]] {
+			s.i++ // plain text, in a tight loop
+		}
+		if s.i == len(s.b) {
+			break
+		}
 		switch c := s.b[s.i]; {
 		case c == '"':
 			s.i++
@@ -287,6 +331,15 @@ func (s *scanner) str() bool {
 	}
 	return false
 }
+
+// stringSpecial marks the bytes of a string's text that str must look at:
+// the closing quote, a backslash, control characters and non-ASCII bytes.
+var stringSpecial = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= 0x80
+	}
+	return t
+}()
 
 // escape checks the escape at s.i and leaves s.i on its last byte.
 func (s *scanner) escape() bool {

@@ -6,9 +6,13 @@ package api
 // body fastEvents does not take goes the strict way.
 
 import (
+	"bytes"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/fabrictest/fabrictest/emulator/rows"
 )
 
 var fastEventsSeeds = []string{
@@ -44,7 +48,60 @@ func FuzzFastEvents(f *testing.F) {
 		if strict == nil || !reflect.DeepEqual(normal(fast), normal(*strict)) {
 			t.Fatalf("%q:\nfast   %s\nstrict %v", body, show(fast), strict)
 		}
+		checkValueNotes(t, fast)
 	})
+}
+
+// checkValueNotes: what fastEvents notes about a value holds, so the
+// checks it spares would have passed.
+func checkValueNotes(t *testing.T, evs []eventIn) {
+	t.Helper()
+	for i, ev := range evs {
+		if ev.valueCompact {
+			var b bytes.Buffer
+			if err := json.Compact(&b, ev.Value); err != nil || b.String() != string(ev.Value) {
+				t.Errorf("events[%d].value %s noted compact, compacts to %s (%v)", i, ev.Value, b.Bytes(), err)
+			}
+		}
+		if ev.valueFitsRow {
+			if err := rows.CheckValue(ev.Value); err != nil || ev.Value[0] != '{' {
+				t.Errorf("events[%d].value %s noted as fitting a row: %v", i, ev.Value, err)
+			}
+		}
+	}
+}
+
+// TestFastEventsNotesValues: fastEvents notes a compact value and one that
+// fits a row, and not a value with white space, nested too deep or with a
+// name a row refuses (which rows.CheckValue then reads).
+func TestFastEventsNotesValues(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, rows.MaxDepth) + "1" + strings.Repeat("}", rows.MaxDepth)
+	deeper := strings.Repeat(`{"a":`, rows.MaxDepth+1) + "1" + strings.Repeat("}", rows.MaxDepth+1)
+	for _, tc := range []struct {
+		value         string
+		compact, fits bool
+	}{
+		{`{"a":1,"b":[1,{"c":"x y"}]}`, true, true},
+		{`{"a": 1}`, false, true},
+		{deep, true, true},
+		{deeper, true, false},
+		{`{" ":1}`, true, false},
+		{`{"\u0041":1}`, true, false},
+		{`{"é":1}`, true, false},
+		{`{"a":{"":1}}`, true, false},
+		{`[1,2]`, true, false},
+		{`"{}"`, true, false},
+		{`12`, true, false},
+	} {
+		evs, ok := fastEvents([]byte(`{"events":[{"value":` + tc.value + `}]}`))
+		if !ok || len(evs) != 1 {
+			t.Fatalf("fastEvents refused the value %s", tc.value)
+		}
+		if ev := evs[0]; ev.valueCompact != tc.compact || ev.valueFitsRow != tc.fits {
+			t.Errorf("value %s: compact %v, fits a row %v; want %v, %v", tc.value, ev.valueCompact, ev.valueFitsRow, tc.compact, tc.fits)
+		}
+		checkValueNotes(t, evs)
+	}
 }
 
 // TestFastEventsTakesPlainBodies: the bodies of the benchmark and the
