@@ -57,17 +57,15 @@ type scanner struct {
 }
 
 func (s *scanner) space() {
-	start := s.i
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			s.spaced = s.spaced || s.i > start
-			return
-		}
+	b, i := s.b, s.i
+	if i < len(b) && b[i] > ' ' {
+		return // the common case: no white space
 	}
-	s.spaced = s.spaced || s.i > start
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	s.spaced = s.spaced || i > s.i
+	s.i = i
 }
 
 // lit skips white space and then c, if c is next.
@@ -309,9 +307,7 @@ func (s *scanner) str() bool {
 	start := s.i + 1
 	ascii := true
 	for s.i++; s.i < len(s.b); s.i++ {
-		for s.i < len(s.b) && !stringSpecial[s.b[s.i]] {
-			s.i++ // plain text, in a tight loop
-		}
+		s.i = plainRun(s.b, s.i)
 		if s.i == len(s.b) {
 			break
 		}
@@ -330,6 +326,15 @@ func (s *scanner) str() bool {
 		}
 	}
 	return false
+}
+
+// plainRun returns the index of the first byte from i on that str must
+// look at (len(b) if none), in a tight loop over local variables.
+func plainRun(b []byte, i int) int {
+	for i < len(b) && !stringSpecial[b[i]] {
+		i++
+	}
+	return i
 }
 
 // stringSpecial marks the bytes of a string's text that str must look at:
@@ -395,10 +400,11 @@ func (s *scanner) number() bool {
 }
 
 func (s *scanner) digits() int {
-	n := 0
-	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
-		s.i++
-		n++
+	b, i := s.b, s.i
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
 	}
+	n := i - s.i
+	s.i = i
 	return n
 }
