@@ -83,12 +83,7 @@ func (a *API) produce(c *call) error {
 	if err := a.rt.Await(c.r.Context(), it.ID, pos); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{
-		"produced":   len(pos),
-		"topic":      s.Topic,
-		"partitions": summarize(pos),
-		"events":     pos,
-	})
+	return writeProduceAnswer(c.w, s.Topic, pos)
 }
 
 func summarize(pos []broker.Position) []partitionSummary {
