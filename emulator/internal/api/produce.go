@@ -48,24 +48,7 @@ type partitionSummary struct {
 // landed. A string value is sent as its UTF-8 bytes, any other JSON value as
 // its compact serialisation, and null as a Kafka null value (a tombstone).
 func (a *API) produce(c *call) error {
-	it, m, s, err := a.source(c, true, store.RoleContributor)
-	if err != nil {
-		return err
-	}
-	if s.Type == eventstream.DerivedStreamType {
-		return readOnlyError(s)
-	}
-	if m.SourcePaused(c.r.PathValue("ds"), s.ID) {
-		return pausedError(it, c.r.PathValue("ds"))
-	}
-	if !a.cfg.Broker.Enabled() {
-		return kafkaError(broker.ErrNoBroker)
-	}
-	body, err := a.readBody(c)
-	if err != nil {
-		return err
-	}
-	records, err := parseEvents(body, a.cfg.Now())
+	it, s, records, err := a.produceInput(c)
 	if err != nil {
 		return err
 	}
@@ -84,6 +67,42 @@ func (a *API) produce(c *call) error {
 		return err
 	}
 	return writeProduceAnswer(c.w, s.Topic, pos)
+}
+
+// produceInput looks the source up while it reads and validates the body
+// (both take a while: store queries, and a pass over every event), then
+// answers the first error in the order of the checks: the source (missing,
+// forbidden, read-only, paused, no broker), then the body.
+func (a *API) produceInput(c *call) (store.Item, eventstream.Stream, []*kgo.Record, error) {
+	type source struct {
+		it  store.Item
+		s   eventstream.Stream
+		err error
+	}
+	found := make(chan source, 1)
+	go func() {
+		it, m, s, err := a.source(c, true, store.RoleContributor)
+		switch {
+		case err != nil:
+		case s.Type == eventstream.DerivedStreamType:
+			err = readOnlyError(s)
+		case m.SourcePaused(c.r.PathValue("ds"), s.ID):
+			err = pausedError(it, c.r.PathValue("ds"))
+		case !a.cfg.Broker.Enabled():
+			err = kafkaError(broker.ErrNoBroker)
+		}
+		found <- source{it, s, err}
+	}()
+	body, err := a.readBody(c)
+	var records []*kgo.Record
+	if err == nil {
+		records, err = parseEvents(body, a.cfg.Now())
+	}
+	src := <-found
+	if src.err != nil {
+		return src.it, src.s, nil, src.err
+	}
+	return src.it, src.s, records, err
 }
 
 func summarize(pos []broker.Position) []partitionSummary {
