@@ -63,9 +63,17 @@ func TestWriteConsumeAnswerMatchesEncoder(t *testing.T) {
 		{Value: []byte("y"), Topic: "es.ds", Partition: 2, Offset: 5, Timestamp: time.UnixMilli(-62_167_219_300_000)},
 		{Value: []byte("z"), Topic: "es.ds", Partition: 2, Offset: 6, Timestamp: time.Date(12000, 1, 1, 0, 0, 0, 0, time.UTC)},
 	}
+	var many []*kgo.Record // written in two halves at once
+	for i := range parallelRecords*2 + 1 {
+		r := *recs[i%len(recs)]
+		r.Offset = int64(i)
+		r.Timestamp = base.Add(time.Duration(i) * 300 * time.Millisecond)
+		many = append(many, &r)
+	}
 	for _, b := range []*broker.Batch{
 		{Next: map[int32]int64{}, Complete: true},
 		{Records: recs, Next: map[int32]int64{0: 2, 1: 0, 2: 7, 3: 13, 10: 100}, Complete: false},
+		{Records: many, Next: map[int32]int64{0: int64(len(many))}, Complete: true},
 	} {
 		out := make([]recordJSON, len(b.Records))
 		for i, r := range b.Records {
