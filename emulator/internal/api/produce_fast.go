@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf8"
 
@@ -13,33 +14,105 @@ import (
 // not read exactly as the strict decoder would (names in other cases or
 // with escapes, repeated or unknown members, invalid JSON, escaped base64
 // text, non-UTF-8 text, trailing data…); parseEvents then decodes the body
-// the strict way, which also words the error.
+// the strict way, which also words the error. A large body is read in two
+// halves at once.
 func fastEvents(body []byte) (events []eventIn, ok bool) {
+	return fastEventsSplit(body, splitEventsBytes)
+}
+
+// splitEventsBytes is the smallest body fastEvents reads in two halves.
+const splitEventsBytes = 32 << 10
+
+// fastEventsSplit is fastEvents, in two halves from minSplit bytes on.
+func fastEventsSplit(body []byte, minSplit int) (events []eventIn, ok bool) {
 	s := scanner{b: body}
 	if !s.lit('{') || !s.name("events") || !s.lit(':') || !s.lit('[') {
 		return nil, false
 	}
 	events = make([]eventIn, 0, len(body)/128+1)
+	read := listClosed
 	if !s.lit(']') {
-		for {
-			ev, ok := s.event()
-			if !ok {
-				return nil, false
-			}
-			events = append(events, ev)
-			if s.lit(']') {
-				break
-			}
-			if !s.lit(',') {
-				return nil, false
-			}
+		events, read = s.eventsHalved(events, minSplit)
+		if read == listSplitMissed { // the guess was not between events
+			return fastEventsSplit(body, len(body)+1)
 		}
 	}
-	if !s.lit('}') {
+	if read != listClosed || !s.lit('}') {
 		return nil, false
 	}
 	s.space()
 	return events, s.i == len(s.b)
+}
+
+// How an event list was read.
+const (
+	listFailed      = iota // not as the strict decoder reads it
+	listClosed             // up to and with its closing bracket
+	listAtStop             // up to the comma at the stop asked for
+	listSplitMissed        // past the stop: it was not between two events
+)
+
+// eventsHalved reads the events of a list that is not empty; from
+// minSplit bytes on, the second half on a goroutine of its own, from a
+// comma between events near the middle of the body.
+func (s *scanner) eventsHalved(events []eventIn, minSplit int) ([]eventIn, int) {
+	split := -1
+	if len(s.b) >= minSplit {
+		split = eventComma(s.b, s.i+(len(s.b)-s.i)/2)
+	}
+	if split < 0 {
+		return s.events(events, -1)
+	}
+	type half struct {
+		events []eventIn
+		read   int
+		end    int
+	}
+	second := make(chan half, 1)
+	go func(b []byte) {
+		t := scanner{b: b, i: split + 1}
+		evs, read := t.events(make([]eventIn, 0, (len(b)-split)/128+1), -1)
+		second <- half{evs, read, t.i}
+	}(s.b)
+	events, read := s.events(events, split)
+	h := <-second
+	if read != listAtStop {
+		return events, read
+	}
+	s.i = h.end
+	return append(events, h.events...), h.read
+}
+
+// eventComma returns the index of the first comma from from on that
+// stands between a '}' and a '{' ("},{"), or -1.
+func eventComma(b []byte, from int) int {
+	if i := bytes.Index(b[from:], []byte("},{")); i >= 0 {
+		return from + i + 1
+	}
+	return -1
+}
+
+// events reads events, comma-separated, up to the list's closing bracket,
+// or up to the comma at stop (stop >= 0).
+func (s *scanner) events(events []eventIn, stop int) ([]eventIn, int) {
+	for {
+		ev, ok := s.event()
+		if !ok {
+			return events, listFailed
+		}
+		events = append(events, ev)
+		s.space()
+		switch {
+		case stop >= 0 && s.i == stop:
+			return events, listAtStop
+		case stop >= 0 && s.i > stop:
+			return events, listSplitMissed
+		case s.lit(']'):
+			return events, listClosed
+		case !s.lit(','):
+			return events, listFailed
+		}
+	}
 }
 
 // scanner walks a JSON text. While it reads a value, it notes what the

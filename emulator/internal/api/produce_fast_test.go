@@ -49,7 +49,42 @@ func FuzzFastEvents(f *testing.F) {
 			t.Fatalf("%q:\nfast   %s\nstrict %v", body, show(fast), strict)
 		}
 		checkValueNotes(t, fast)
+		halved, ok := fastEventsSplit(body, 0)
+		if !ok || !reflect.DeepEqual(halved, fast) {
+			t.Fatalf("%q read in two halves (ok %v):\n%s\nin one:\n%s", body, ok, show(halved), show(fast))
+		}
 	})
+}
+
+// TestFastEventsInHalves: a body read in two halves gives what one pass
+// gives, also when the guessed middle is inside a string (then it is read
+// in one pass) and when the second half is not valid (then neither is).
+func TestFastEventsInHalves(t *testing.T) {
+	plain := `{"key":"k","value":{"a":1}}`
+	inString := `{"value":"` + strings.Repeat(`x},{`, 500) + `"}`
+	for _, tc := range []struct {
+		name string
+		body string
+		ok   bool
+	}{
+		{"plain", `{"events":[` + strings.Repeat(plain+",", 99) + plain + `]}`, true},
+		{"middle in a string", `{"events":[` + strings.Repeat(plain+",", 50) + inString + "," + strings.Repeat(plain+",", 49) + plain + `]}`, true},
+		{"second half invalid", `{"events":[` + strings.Repeat(plain+",", 99) + `{"value":01}]}`, false},
+		{"first half invalid", `{"events":[{"value":01},` + strings.Repeat(plain+",", 99) + plain + `]}`, false},
+		{"trailing data", `{"events":[` + strings.Repeat(plain+",", 99) + plain + `]} x`, false},
+	} {
+		whole, okWhole := fastEventsSplit([]byte(tc.body), len(tc.body)+1)
+		halved, okHalved := fastEventsSplit([]byte(tc.body), 0)
+		if okWhole != tc.ok || okHalved != tc.ok {
+			t.Errorf("%s: ok %v in one pass, %v in halves; want %v", tc.name, okWhole, okHalved, tc.ok)
+		}
+		if !reflect.DeepEqual(whole, halved) {
+			t.Errorf("%s: in halves\n%s\nin one pass\n%s", tc.name, show(halved), show(whole))
+		}
+		if tc.ok && len(halved) != 100 && len(halved) != 101 {
+			t.Errorf("%s: %d events", tc.name, len(halved))
+		}
+	}
 }
 
 // checkValueNotes: what fastEvents notes about a value holds, so the
