@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
@@ -18,13 +19,15 @@ const consumeTimeLayout = "2006-01-02T15:04:05.000Z07:00"
 // writeConsumeAnswer writes the consume route's answer,
 // {"complete", "count", "nextOffsets", "value"}, byte for byte what
 // encoding it as a map of recordJSON gives, without reflection: the answer
-// can hold millions of records.
+// can hold millions of records. It is built in a pooled buffer sized up
+// front, so a read neither grows nor clears one.
 func writeConsumeAnswer(w http.ResponseWriter, topic string, batch *broker.Batch) error {
-	size := 128
-	for _, r := range batch.Records {
-		size += 160 + 4*(len(r.Key)+len(r.Value))/3
+	bp := answerBuffers.Get().(*[]byte)
+	defer putAnswerBuffer(bp)
+	b := (*bp)[:0]
+	if size := answerSize(topic, batch); cap(b) < size {
+		b = make([]byte, 0, size)
 	}
-	b := make([]byte, 0, size)
 	b = append(b, `{"complete":`...)
 	b = strconv.AppendBool(b, batch.Complete)
 	b = append(b, `,"count":`...)
@@ -34,19 +37,95 @@ func writeConsumeAnswer(w http.ResponseWriter, topic string, batch *broker.Batch
 	b = append(b, ":{"...)
 	b = appendNextOffsets(b, batch.Next)
 	b = append(b, `}},"value":[`...)
-	var ts timeText
-	for i, r := range batch.Records {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendRecord(b, r, &ts)
-	}
+	b = appendRecords(b, batch.Records, answerSize(topic, batch)/2)
 	b = append(b, "]}\n"...)
+	*bp = b
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b))) // not chunked
 	w.WriteHeader(http.StatusOK)
 	_, err := w.Write(b)
 	return err
+}
+
+// parallelRecords is the fewest records whose text is written in two
+// halves at once, the second on a goroutine of its own.
+const parallelRecords = 256
+
+// appendRecords writes recs, comma-separated; many records in two halves
+// at once (a half's text takes about half of size bytes).
+func appendRecords(b []byte, recs []*kgo.Record, size int) []byte {
+	if len(recs) < parallelRecords {
+		return appendRun(b, recs)
+	}
+	half := len(recs) / 2
+	tp := answerBuffers.Get().(*[]byte)
+	defer putAnswerBuffer(tp)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := (*tp)[:0]
+		if cap(t) < size {
+			t = make([]byte, 0, size)
+		}
+		*tp = appendRun(t, recs[half:])
+	}()
+	b = appendRun(b, recs[:half])
+	<-done
+	b = append(b, ',')
+	return append(b, *tp...)
+}
+
+// appendRun writes recs, comma-separated, in order.
+func appendRun(b []byte, recs []*kgo.Record) []byte {
+	var rw recordWriter
+	for i, r := range recs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = rw.append(b, r)
+	}
+	return b
+}
+
+// maxPooledAnswer is the largest answer buffer kept for the next read;
+// larger ones (reads of many thousands of records) go to the collector.
+const maxPooledAnswer = 4 << 20
+
+// answerBuffers holds answer buffers between reads.
+var answerBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+func putAnswerBuffer(bp *[]byte) {
+	if cap(*bp) > maxPooledAnswer {
+		*bp = nil
+	}
+	answerBuffers.Put(bp)
+}
+
+// answerSize bounds the length of the answer from above: the base64 text
+// exactly, the rest by its longest form.
+func answerSize(topic string, batch *broker.Batch) int {
+	const (
+		envelope = 64 + 32 // members and the nextOffsets of one partition
+		record   = 160     // member names, punctuation, numbers, timestamp
+		header   = 24
+	)
+	quoted := 6*len(topic) + 2 // every byte escaped at worst
+	size := envelope + quoted + 32*len(batch.Next)
+	for _, r := range batch.Records {
+		size += record + quoted + base64Len(r.Key) + base64Len(r.Value)
+		for _, h := range r.Headers {
+			size += header + 6*len(h.Key) + base64Len(h.Value)
+		}
+	}
+	return size
+}
+
+// base64Len is the length of v as appendBase64 writes it.
+func base64Len(v []byte) int {
+	if v == nil {
+		return len("null")
+	}
+	return base64.StdEncoding.EncodedLen(len(v)) + 2
 }
 
 // appendNextOffsets writes {"<partition>": offset, …} members with the
@@ -70,20 +149,32 @@ func appendNextOffsets(b []byte, next map[int32]int64) []byte {
 	return b
 }
 
-// appendRecord writes one record as recordJSON encodes.
-func appendRecord(b []byte, r *kgo.Record, ts *timeText) []byte {
+// recordWriter writes records as recordJSON encodes them, keeping what
+// consecutive records share: the quoted topic and the timestamp's text up
+// to the second.
+type recordWriter struct {
+	topic  string
+	quoted []byte
+	ts     timeText
+}
+
+// append writes one record.
+func (rw *recordWriter) append(b []byte, r *kgo.Record) []byte {
+	if rw.quoted == nil || r.Topic != rw.topic {
+		rw.topic, rw.quoted = r.Topic, appendJSONString(rw.quoted[:0], r.Topic)
+	}
 	b = append(b, `{"key":`...)
 	b = appendBase64(b, r.Key)
 	b = append(b, `,"value":`...)
 	b = appendBase64(b, r.Value)
 	b = append(b, `,"topic":`...)
-	b = appendJSONString(b, r.Topic)
+	b = append(b, rw.quoted...)
 	b = append(b, `,"partition":`...)
 	b = strconv.AppendInt(b, int64(r.Partition), 10)
 	b = append(b, `,"offset":`...)
 	b = strconv.AppendInt(b, r.Offset, 10)
 	b = append(b, `,"timestamp":"`...)
-	b = ts.append(b, r.Timestamp)
+	b = rw.ts.append(b, r.Timestamp)
 	b = append(b, `","timestampType":`...)
 	if r.Attrs.TimestampType() == 1 {
 		b = append(b, '1')

@@ -63,9 +63,17 @@ func TestWriteConsumeAnswerMatchesEncoder(t *testing.T) {
 		{Value: []byte("y"), Topic: "es.ds", Partition: 2, Offset: 5, Timestamp: time.UnixMilli(-62_167_219_300_000)},
 		{Value: []byte("z"), Topic: "es.ds", Partition: 2, Offset: 6, Timestamp: time.Date(12000, 1, 1, 0, 0, 0, 0, time.UTC)},
 	}
+	var many []*kgo.Record // written in two halves at once
+	for i := range parallelRecords*2 + 1 {
+		r := *recs[i%len(recs)]
+		r.Offset = int64(i)
+		r.Timestamp = base.Add(time.Duration(i) * 300 * time.Millisecond)
+		many = append(many, &r)
+	}
 	for _, b := range []*broker.Batch{
 		{Next: map[int32]int64{}, Complete: true},
 		{Records: recs, Next: map[int32]int64{0: 2, 1: 0, 2: 7, 3: 13, 10: 100}, Complete: false},
+		{Records: many, Next: map[int32]int64{0: int64(len(many))}, Complete: true},
 	} {
 		out := make([]recordJSON, len(b.Records))
 		for i, r := range b.Records {
@@ -82,15 +90,20 @@ func TestWriteConsumeAnswerMatchesEncoder(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		w := httptest.NewRecorder()
-		if err := writeConsumeAnswer(w, "es.ds", b); err != nil {
-			t.Fatal(err)
-		}
-		if got := w.Body.String(); got != want.String() {
-			t.Errorf("answer differs from the encoder's:\n got %s\nwant %s", got, want.String())
-		}
-		if ct := w.Header().Get("Content-Type"); ct != "application/json; charset=utf-8" {
-			t.Errorf("Content-Type %q", ct)
+		for range 2 { // the second time in a pooled buffer
+			w := httptest.NewRecorder()
+			if err := writeConsumeAnswer(w, "es.ds", b); err != nil {
+				t.Fatal(err)
+			}
+			if got := w.Body.String(); got != want.String() {
+				t.Errorf("answer differs from the encoder's:\n got %s\nwant %s", got, want.String())
+			}
+			if ct := w.Header().Get("Content-Type"); ct != "application/json; charset=utf-8" {
+				t.Errorf("Content-Type %q", ct)
+			}
+			if n, bound := w.Body.Len(), answerSize("es.ds", b); n > bound {
+				t.Errorf("answer of %d bytes beyond answerSize's bound %d: the buffer grows", n, bound)
+			}
 		}
 	}
 }

@@ -1,8 +1,11 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/fabrictest/fabrictest/emulator/rows"
 )
 
 // fastEvents reads a produce body of the plain form {"events": [{…}, …]}
@@ -11,50 +14,131 @@ import (
 // not read exactly as the strict decoder would (names in other cases or
 // with escapes, repeated or unknown members, invalid JSON, escaped base64
 // text, non-UTF-8 text, trailing data…); parseEvents then decodes the body
-// the strict way, which also words the error.
+// the strict way, which also words the error. A large body is read in two
+// halves at once.
 func fastEvents(body []byte) (events []eventIn, ok bool) {
+	return fastEventsSplit(body, splitEventsBytes)
+}
+
+// splitEventsBytes is the smallest body fastEvents reads in two halves.
+const splitEventsBytes = 32 << 10
+
+// fastEventsSplit is fastEvents, in two halves from minSplit bytes on.
+func fastEventsSplit(body []byte, minSplit int) (events []eventIn, ok bool) {
 	s := scanner{b: body}
 	if !s.lit('{') || !s.name("events") || !s.lit(':') || !s.lit('[') {
 		return nil, false
 	}
 	events = make([]eventIn, 0, len(body)/128+1)
+	read := listClosed
 	if !s.lit(']') {
-		for {
-			ev, ok := s.event()
-			if !ok {
-				return nil, false
-			}
-			events = append(events, ev)
-			if s.lit(']') {
-				break
-			}
-			if !s.lit(',') {
-				return nil, false
-			}
+		events, read = s.eventsHalved(events, minSplit)
+		if read == listSplitMissed { // the guess was not between events
+			return fastEventsSplit(body, len(body)+1)
 		}
 	}
-	if !s.lit('}') {
+	if read != listClosed || !s.lit('}') {
 		return nil, false
 	}
 	s.space()
 	return events, s.i == len(s.b)
 }
 
-// scanner walks a JSON text.
+// How an event list was read.
+const (
+	listFailed      = iota // not as the strict decoder reads it
+	listClosed             // up to and with its closing bracket
+	listAtStop             // up to the comma at the stop asked for
+	listSplitMissed        // past the stop: it was not between two events
+)
+
+// eventsHalved reads the events of a list that is not empty; from
+// minSplit bytes on, the second half on a goroutine of its own, from a
+// comma between events near the middle of the body.
+func (s *scanner) eventsHalved(events []eventIn, minSplit int) ([]eventIn, int) {
+	split := -1
+	if len(s.b) >= minSplit {
+		split = eventComma(s.b, s.i+(len(s.b)-s.i)/2)
+	}
+	if split < 0 {
+		return s.events(events, -1)
+	}
+	type half struct {
+		events []eventIn
+		read   int
+		end    int
+	}
+	second := make(chan half, 1)
+	go func(b []byte) {
+		t := scanner{b: b, i: split + 1}
+		evs, read := t.events(make([]eventIn, 0, (len(b)-split)/128+1), -1)
+		second <- half{evs, read, t.i}
+	}(s.b)
+	events, read := s.events(events, split)
+	h := <-second
+	if read != listAtStop {
+		return events, read
+	}
+	s.i = h.end
+	return append(events, h.events...), h.read
+}
+
+// eventComma returns the index of the first comma from from on that
+// stands between a '}' and a '{' ("},{"), or -1.
+func eventComma(b []byte, from int) int {
+	if i := bytes.Index(b[from:], []byte("},{")); i >= 0 {
+		return from + i + 1
+	}
+	return -1
+}
+
+// events reads events, comma-separated, up to the list's closing bracket,
+// or up to the comma at stop (stop >= 0).
+func (s *scanner) events(events []eventIn, stop int) ([]eventIn, int) {
+	for {
+		ev, ok := s.event()
+		if !ok {
+			return events, listFailed
+		}
+		events = append(events, ev)
+		s.space()
+		switch {
+		case stop >= 0 && s.i == stop:
+			return events, listAtStop
+		case stop >= 0 && s.i > stop:
+			return events, listSplitMissed
+		case s.lit(']'):
+			return events, listClosed
+		case !s.lit(','):
+			return events, listFailed
+		}
+	}
+}
+
+// scanner walks a JSON text. While it reads a value, it notes what the
+// produce route would otherwise find out by reading the value again.
 type scanner struct {
 	b []byte
 	i int
+	// spaced is set on white space between tokens (the value is not compact).
+	spaced bool
+	// levels is the deepest nesting of objects and arrays (1: the value itself).
+	levels int
+	// oddName is set on a member name that is not plain printable ASCII
+	// with a character other than a space.
+	oddName bool
 }
 
 func (s *scanner) space() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
+	b, i := s.b, s.i
+	if i < len(b) && b[i] > ' ' {
+		return // the common case: no white space
 	}
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	s.spaced = s.spaced || i > s.i
+	s.i = i
 }
 
 // lit skips white space and then c, if c is next.
@@ -70,23 +154,23 @@ func (s *scanner) lit(c byte) bool {
 // name reads the member name want (plain text, exact case).
 func (s *scanner) name(want string) bool {
 	got, ok := s.plainName()
-	return ok && got == want
+	return ok && string(got) == want
 }
 
 // plainName reads a member name without escapes.
-func (s *scanner) plainName() (string, bool) {
+func (s *scanner) plainName() ([]byte, bool) {
 	s.space()
 	start := s.i
 	if !s.str() {
-		return "", false
+		return nil, false
 	}
 	text := s.b[start+1 : s.i-1]
 	for _, c := range text {
 		if c == '\\' {
-			return "", false
+			return nil, false
 		}
 	}
-	return string(text), true
+	return text, true
 }
 
 // event reads one {"key"?, "value"?, …} object.
@@ -106,12 +190,17 @@ func (s *scanner) event() (eventIn, bool) {
 		}
 		s.space()
 		start := s.i
+		s.spaced, s.levels, s.oddName = false, 0, false
 		if !s.value(0) {
 			return ev, false
 		}
 		raw := json.RawMessage(s.b[start:s.i])
 		if !ev.set(name, raw, &seen) {
 			return ev, false
+		}
+		if string(name) == "value" {
+			ev.valueCompact = !s.spaced
+			ev.valueFitsRow = raw[0] == '{' && s.levels <= rows.MaxDepth && !s.oddName
 		}
 		if s.lit('}') {
 			return ev, true
@@ -124,7 +213,7 @@ func (s *scanner) event() (eventIn, bool) {
 
 // set stores one member of an event; false for an unknown or repeated
 // name, or a base64 member that is not plain text or null.
-func (ev *eventIn) set(name string, raw json.RawMessage, seen *[6]bool) bool {
+func (ev *eventIn) set(name []byte, raw json.RawMessage, seen *[6]bool) bool {
 	n := memberIndex(name)
 	if n < 0 || seen[n] {
 		return false
@@ -159,8 +248,8 @@ func (ev *eventIn) set(name string, raw json.RawMessage, seen *[6]bool) bool {
 }
 
 // memberIndex numbers the members of an event; -1 for any other name.
-func memberIndex(name string) int {
-	switch name {
+func memberIndex(name []byte) int {
+	switch string(name) { // no copy: the compiler compares the bytes
 	case "key":
 		return 0
 	case "value":
@@ -175,6 +264,19 @@ func memberIndex(name string) int {
 		return 5
 	}
 	return -1
+}
+
+// plainPrintable tells whether a member name's text is printable ASCII
+// without escapes and not all spaces: such a name passes rows.CheckName.
+func plainPrintable(name []byte) bool {
+	blank := true
+	for _, c := range name {
+		if c < 0x20 || c >= 0x7f || c == '\\' {
+			return false
+		}
+		blank = blank && c == ' '
+	}
+	return !blank
 }
 
 func containsByte(b []byte, c byte) bool {
@@ -215,12 +317,18 @@ func (s *scanner) value(depth int) bool {
 
 func (s *scanner) object(depth int) bool {
 	s.i++ // {
+	s.levels = max(s.levels, depth+1)
 	if s.lit('}') {
 		return true
 	}
 	for {
 		s.space()
-		if !s.str() || !s.lit(':') {
+		start := s.i
+		if !s.str() {
+			return false
+		}
+		s.oddName = s.oddName || !plainPrintable(s.b[start+1:s.i-1])
+		if !s.lit(':') {
 			return false
 		}
 		s.space()
@@ -238,6 +346,7 @@ func (s *scanner) object(depth int) bool {
 
 func (s *scanner) array(depth int) bool {
 	s.i++ // [
+	s.levels = max(s.levels, depth+1)
 	if s.lit(']') {
 		return true
 	}
@@ -271,6 +380,10 @@ func (s *scanner) str() bool {
 	start := s.i + 1
 	ascii := true
 	for s.i++; s.i < len(s.b); s.i++ {
+		s.i = plainRun(s.b, s.i)
+		if s.i == len(s.b) {
+			break
+		}
 		switch c := s.b[s.i]; {
 		case c == '"':
 			s.i++
@@ -287,6 +400,24 @@ func (s *scanner) str() bool {
 	}
 	return false
 }
+
+// plainRun returns the index of the first byte from i on that str must
+// look at (len(b) if none), in a tight loop over local variables.
+func plainRun(b []byte, i int) int {
+	for i < len(b) && !stringSpecial[b[i]] {
+		i++
+	}
+	return i
+}
+
+// stringSpecial marks the bytes of a string's text that str must look at:
+// the closing quote, a backslash, control characters and non-ASCII bytes.
+var stringSpecial = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= 0x80
+	}
+	return t
+}()
 
 // escape checks the escape at s.i and leaves s.i on its last byte.
 func (s *scanner) escape() bool {
@@ -342,10 +473,11 @@ func (s *scanner) number() bool {
 }
 
 func (s *scanner) digits() int {
-	n := 0
-	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
-		s.i++
-		n++
+	b, i := s.b, s.i
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
 	}
+	n := i - s.i
+	s.i = i
 	return n
 }

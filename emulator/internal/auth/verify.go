@@ -20,8 +20,9 @@ func (i *Issuer) Verify(authorization string) (*Claims, error) {
 // Verifier accepts the emulator's own tokens and those signed by trusted
 // issuers, for the Fabric and Power BI audiences.
 type Verifier struct {
-	own     *Issuer
-	trusted []*TrustedIssuer
+	own      *Issuer
+	trusted  []*TrustedIssuer
+	verified verifiedTokens
 }
 
 // NewVerifier returns a Verifier of own's tokens and of the trusted issuers'.
@@ -50,12 +51,26 @@ func (v *Verifier) VerifyStorage(ctx context.Context, authorization string) (*Cl
 	return c, checkAudience(c, AudienceStorage)
 }
 
-// verify checks the signature and expiry of a bearer token.
+// verify checks the signature and expiry of a bearer token; a token
+// whose signature checked out before has only its expiry checked again.
 func (v *Verifier) verify(ctx context.Context, authorization string) (*Claims, error) {
 	raw, err := bearer(authorization)
 	if err != nil {
 		return nil, err
 	}
+	if c := v.verified.lookup(raw, v.own); c != nil {
+		return c, nil
+	}
+	c, err := v.verifySignature(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	v.verified.remember(raw, c)
+	return c, nil
+}
+
+// verifySignature checks the signature and expiry of raw.
+func (v *Verifier) verifySignature(ctx context.Context, raw string) (*Claims, error) {
 	var peek Claims
 	tok, _, err := jwt.NewParser().ParseUnverified(raw, &peek)
 	if err != nil {

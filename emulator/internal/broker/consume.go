@@ -62,7 +62,12 @@ func (b *Broker) Consume(ctx context.Context, topic string, r Range) (*Batch, er
 	if err := b.EnsureTopic(ctx, topic); err != nil {
 		return nil, err
 	}
-	starts, ends, err := b.listOffsets(ctx, topic)
+	cl, err := b.fetchers.get()
+	if err != nil {
+		return nil, err
+	}
+	defer b.fetchers.put(cl)
+	starts, ends, err := b.listOffsets(ctx, cl, topic)
 	if err != nil {
 		return nil, err
 	}
@@ -79,38 +84,12 @@ func (b *Broker) Consume(ctx context.Context, topic string, r Range) (*Batch, er
 	if len(from) == 0 {
 		return batch, nil
 	}
-	per, n, err := b.fetchRange(ctx, topic, r, from, stop, batch)
+	per, n, err := fetchRange(ctx, cl, topic, r, from, stop, batch)
 	if err != nil {
 		return nil, err
 	}
 	batch.Records = inPartitionOrder(per, n)
 	return batch, nil
-}
-
-// listOffsets returns the start and end offsets of every partition of
-// topic, asking for both at once.
-func (b *Broker) listOffsets(ctx context.Context, topic string) (starts, ends kadm.ListedOffsets, err error) {
-	var startErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		starts, startErr = b.admin.ListStartOffsets(ctx, topic)
-		if startErr == nil {
-			startErr = starts.Error()
-		}
-	}()
-	ends, err = b.admin.ListEndOffsets(ctx, topic)
-	if err == nil {
-		err = ends.Error()
-	}
-	<-done
-	if startErr != nil {
-		return nil, nil, fmt.Errorf("list start offsets: %w", startErr)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("list end offsets: %w", err)
-	}
-	return starts, ends, nil
 }
 
 // planRange resolves r against the partitions' offsets: from is where each

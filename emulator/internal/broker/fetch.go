@@ -76,16 +76,11 @@ func (p *fetchPool) close() {
 // fetchRange reads the records from the partitions' from offsets up to their
 // stop offsets, r.MaxRecords at most and waiting r.Timeout at most, advancing
 // batch.Next and clearing batch.Complete when the range is cut short. It
-// sends Fetch requests straight to each partition's leader on a pooled
+// sends Fetch requests straight to each partition's leader on cl, a pooled
 // client, and returns the records per partition and their count.
-func (b *Broker) fetchRange(ctx context.Context, topic string, r Range,
+func fetchRange(ctx context.Context, cl *kgo.Client, topic string, r Range,
 	from, stop map[int32]int64, batch *Batch,
 ) (map[int32][]*kgo.Record, int, error) {
-	cl, err := b.fetchers.get()
-	if err != nil {
-		return nil, 0, err
-	}
-	defer b.fetchers.put(cl)
 	if r.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, r.Timeout)

@@ -46,17 +46,18 @@ func (b *Broker) Produce(ctx context.Context, topic string, records []*kgo.Recor
 	failures := map[*kgo.Record]error{}
 	pending := len(records)
 	done := make(chan struct{})
+	promise := func(r *kgo.Record, err error) { // one for all records
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			failures[r] = err
+		}
+		if pending--; pending == 0 {
+			close(done)
+		}
+	}
 	for _, r := range records {
-		b.client.Produce(ctx, r, func(r *kgo.Record, err error) {
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				failures[r] = err
-			}
-			if pending--; pending == 0 {
-				close(done)
-			}
-		})
+		b.client.Produce(ctx, r, promise)
 	}
 	select {
 	case <-done:
