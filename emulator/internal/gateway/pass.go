@@ -18,6 +18,17 @@ var passBuffers = sync.Pool{New: func() any { b := make([]byte, passChunk); retu
 // response crosses the gateway in a few reads and writes rather than one
 // per 32 KiB (io.Copy's buffer), which cost the consumer a wake-up each.
 func (s *session) pass(n int) error {
+	if k := min(n, s.ur.Buffered()); k > 0 { // what came with the size: no buffer needed
+		head, _ := s.ur.Peek(k)
+		if _, err := s.cw.Write(head); err != nil {
+			return err
+		}
+		_, _ = s.ur.Discard(k)
+		n -= k
+	}
+	if n == 0 {
+		return nil
+	}
 	bp := passBuffers.Get().(*[]byte)
 	defer passBuffers.Put(bp)
 	buf := *bp
