@@ -98,8 +98,20 @@ func idleCPU(b *testing.B) float64 {
 }
 
 // deliverOne produces one event to every Eventstream and waits until every
-// table has it; it returns the time that took.
+// table has it; it returns the time that took. With
+// FABRICTEST_DELIVER_PROFILE set to a path, that time is CPU-profiled there.
 func (s *scaleEnv) deliverOne(b *testing.B) time.Duration {
+	if path := os.Getenv("FABRICTEST_DELIVER_PROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			b.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	start := time.Now()
 	for _, st := range s.streams {
 		s.e.must(200, s.e.call("POST", st.produce, `{"events":[{"value":{"n":1}}]}`))

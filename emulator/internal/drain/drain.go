@@ -228,7 +228,9 @@ func (d *Drain) run(ctx context.Context) {
 	var (
 		buf   []*kgo.Record // fetched, not yet delivered
 		ahead *prefetch     // a read started before the write in flight
+		idle  = &standing{pool: d.pool}
 	)
+	defer idle.drop()
 	for ctx.Err() == nil {
 		var f fetched
 		switch {
@@ -237,8 +239,9 @@ func (d *Drain) run(ctx context.Context) {
 		case ahead != nil:
 			f, ahead = ahead.take(d.positions()), nil
 		default:
-			// A bounded poll, so that Ticker sinks run even when no record comes.
-			f = d.pool.poll(ctx, d.cfg.Topic, d.positions(), tickEvery)
+			// A wait bounded by the pool's beat, so that Ticker sinks run
+			// even when no record comes.
+			f = idle.poll(ctx, d.cfg.Topic, d.positions)
 		}
 		if ctx.Err() != nil {
 			return

@@ -21,6 +21,7 @@ const (
 var decompressor = kgo.DefaultDecompressor()
 
 func (p *Pool) run(ctx context.Context) {
+	wait := fetchWait
 	for ctx.Err() == nil {
 		p.mu.Lock()
 		ws := make([]*want, 0, len(p.wants))
@@ -36,18 +37,26 @@ func (p *Pool) run(ctx context.Context) {
 			continue
 		}
 		began := time.Now()
-		if answered := p.fetchFor(ctx, ws); answered == 0 && time.Since(began) < fetchWait/4 {
+		answered := p.fetchFor(ctx, ws, wait)
+		took := time.Since(began)
+		switch {
+		case answered > 0:
+			wait = fetchWait
+		case took < fetchWait/4:
 			select { // nothing for anyone, at once (an error): do not spin
 			case <-time.After(50 * time.Millisecond):
 			case <-ctx.Done():
 			}
+		case took >= wait/2: // the broker waited: nothing is flowing
+			wait = min(2*wait, idleFetchWait)
 		}
 	}
 }
 
-// fetchFor fetches once for the waiting wants and answers those it has
-// records or an error for; it returns how many it answered.
-func (p *Pool) fetchFor(ctx context.Context, ws []*want) int {
+// fetchFor fetches once for the waiting wants, the broker waiting up to
+// wait for records, and answers the wants it has records or an error for;
+// it returns how many it answered.
+func (p *Pool) fetchFor(ctx context.Context, ws []*want, wait time.Duration) int {
 	// Per partition, the lowest position asked: every want at or past it
 	// can be served from one read.
 	low := map[string]map[int32]int64{}
@@ -76,7 +85,7 @@ func (p *Pool) fetchFor(ctx context.Context, ws []*want) int {
 				failed[topic] = fmt.Errorf("topic %s has no partition %d", topic, part)
 				continue
 			}
-			addPartition(reqs, topicAt, leader, topic, part, o)
+			addPartition(reqs, topicAt, wait, leader, topic, part, o)
 		}
 	}
 	got, errs := p.send(ctx, reqs, low)
@@ -84,17 +93,17 @@ func (p *Pool) fetchFor(ctx context.Context, ws []*want) int {
 		errs[t] = err
 	}
 	p.noteReads(low, errs)
-	return p.answer(ws, low, got, errs)
+	return p.answer(low, got, errs)
 }
 
 // addPartition adds a partition to the request for its leader; topicAt
 // indexes each request's topics (a scan of them made a fetch over many
 // topics quadratic).
-func addPartition(reqs map[int32]*kmsg.FetchRequest, topicAt map[int32]map[string]int, leader int32, topic string, part int32, offset int64) {
+func addPartition(reqs map[int32]*kmsg.FetchRequest, topicAt map[int32]map[string]int, wait time.Duration, leader int32, topic string, part int32, offset int64) {
 	req := reqs[leader]
 	if req == nil {
 		req = kmsg.NewPtrFetchRequest()
-		req.MaxWaitMillis = int32(fetchWait / time.Millisecond)
+		req.MaxWaitMillis = int32(wait / time.Millisecond)
 		req.MinBytes = 1
 		req.MaxBytes = fetchMaxBytes
 		req.IsolationLevel = 0 // read uncommitted, as the drains always read
@@ -161,17 +170,23 @@ func (p *Pool) send(ctx context.Context, reqs map[int32]*kmsg.FetchRequest, low 
 	return got, errs
 }
 
-// answer hands each want the records at or past its positions (only from
-// partitions read from at or before them, so nothing is skipped), or its
-// topic's error; it returns how many it answered.
-func (p *Pool) answer(ws []*want, low map[string]map[int32]int64, got map[string]map[int32][]*kgo.Record, errs map[string]error) int {
+// answer hands each standing want the records at or past its positions
+// (only from partitions read from at or before them, so nothing is
+// skipped), or its topic's error; it returns how many it answered. Wants
+// made while the fetch was out are answered too when it covers them (a
+// drain that asked again after its tick), so they need no round of their
+// own.
+func (p *Pool) answer(low map[string]map[int32]int64, got map[string]map[int32][]*kgo.Record, errs map[string]error) int {
 	n := 0
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, w := range ws {
+	for w := range p.wants {
+		if _, ok := low[w.topic]; !ok {
+			continue // not in this round
+		}
 		var f fetched
 		for part, from := range w.from {
-			if low[w.topic][part] > from {
+			if at, ok := low[w.topic][part]; !ok || at > from {
 				continue
 			}
 			for _, r := range got[w.topic][part] {
@@ -185,9 +200,6 @@ func (p *Pool) answer(ws []*want, low map[string]map[int32]int64, got map[string
 		}
 		if len(f.records) == 0 && f.err == nil {
 			continue
-		}
-		if _, ok := p.wants[w]; !ok {
-			continue // gave up waiting
 		}
 		delete(p.wants, w)
 		w.ch <- f

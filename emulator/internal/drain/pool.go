@@ -13,10 +13,20 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 )
 
-// fetchWait is how long the shared fetch waits on the broker for records.
-// A drain that finished a write joins the next fetch, so this also bounds
-// how long it can wait to be included.
+// fetchWait is how long the shared fetch waits on the broker for records
+// while records flow. A drain that finished a write joins the next fetch,
+// so this also bounds how long it can wait to be included.
 const fetchWait = 200 * time.Millisecond
+
+// idleFetchWait is the longest the shared fetch waits once rounds come
+// back empty: the wait doubles from fetchWait per empty round up to it, and
+// drops back to fetchWait as soon as a round answers. The broker answers at
+// once when a record arrives on a partition being waited on, so an idle
+// destination still delivers a new event at once; only a drain that joins
+// during an idle round (a destination just started) waits up to this long
+// to be included. Fewer rounds keep hundreds of idle destinations from
+// costing CPU (issue 19).
+const idleFetchWait = time.Second
 
 // Pool is the Kafka connections every drain of a server shares: one client
 // for offsets (listing, fetching and committing each destination's group)
@@ -41,6 +51,9 @@ type Pool struct {
 	wake    chan struct{} // signalled when a want is added
 	leaders map[string]map[int32]int32
 	readErr map[string]error // per topic: the last fetch's error, nil once one succeeds
+
+	beatMu sync.Mutex
+	beatCh chan struct{} // closed at the next beat; nil while no drain waits
 }
 
 // want is one drain's request for the records of its topic from its
@@ -103,6 +116,18 @@ func (p *Pool) Close(ctx context.Context) error {
 // poll asks for the records of topic from the given positions, waiting
 // until some come, ctx ends, or wait passes (nothing, no error).
 func (p *Pool) poll(ctx context.Context, topic string, from map[int32]int64, wait time.Duration) fetched {
+	w := p.ask(topic, from)
+	if f, ok := p.await(ctx, w, wait); ok {
+		return f
+	}
+	return p.withdraw(w)
+}
+
+// ask registers a standing request for the records of topic from the
+// given positions; the fetch loop answers it once, on w.ch. A drain keeps
+// it across its ticks while nothing comes (await), so that an idle drain
+// costs the loop nothing new, and withdraws it when it stops waiting.
+func (p *Pool) ask(topic string, from map[int32]int64) *want {
 	w := &want{topic: topic, from: from, ch: make(chan fetched, 1)}
 	p.mu.Lock()
 	p.wants[w] = struct{}{}
@@ -111,19 +136,61 @@ func (p *Pool) poll(ctx context.Context, topic string, from map[int32]int64, wai
 	case p.wake <- struct{}{}:
 	default:
 	}
+	return w
+}
+
+// await waits for w's answer until ctx ends or wait passes; ok is false
+// when it was not answered (w still stands).
+func (p *Pool) await(ctx context.Context, w *want, wait time.Duration) (fetched, bool) {
 	t := time.NewTimer(wait)
 	defer t.Stop()
+	return p.awaitUntil(ctx, w, t.C, nil)
+}
+
+// awaitUntil waits for w's answer until ctx ends, timer fires or beat is
+// closed (a nil one never is).
+func (p *Pool) awaitUntil(ctx context.Context, w *want, timer <-chan time.Time, beat <-chan struct{}) (f fetched, ok bool) {
 	select {
-	case f := <-w.ch:
-		return f
+	case f = <-w.ch:
+		return f, true
 	case <-ctx.Done():
-	case <-t.C:
+	case <-timer:
+	case <-beat:
 	case <-p.done:
 	}
+	return fetched{}, false
+}
+
+// beat returns a channel closed at the pool's next beat, about tickEvery
+// after the first drain that waits on it. Idle drains tick on the beat
+// together rather than each on a timer of its own, so that hundreds of
+// them wake the process twice a second, not hundreds of times (issue 19).
+func (p *Pool) beat() <-chan struct{} {
+	p.beatMu.Lock()
+	defer p.beatMu.Unlock()
+	if p.beatCh == nil {
+		p.beatCh = make(chan struct{})
+		time.AfterFunc(tickEvery, p.fireBeat)
+	}
+	return p.beatCh
+}
+
+// fireBeat closes the current beat; the next waiter starts another.
+func (p *Pool) fireBeat() {
+	p.beatMu.Lock()
+	ch := p.beatCh
+	p.beatCh = nil
+	p.beatMu.Unlock()
+	close(ch)
+}
+
+// withdraw takes back a standing request; an answer that came meanwhile
+// is returned (the records are not lost, just read again otherwise).
+func (p *Pool) withdraw(w *want) fetched {
 	p.mu.Lock()
 	delete(p.wants, w)
 	p.mu.Unlock()
-	select { // answered meanwhile: the records are not lost, just read again
+	select {
 	case f := <-w.ch:
 		return f
 	default:

@@ -10,8 +10,10 @@ import (
 )
 
 // decompressor is franz-go's own (klauspost/compress, pierrec/lz4): the
-// codecs the emulator's readers decompress with.
-var decompressor = kgo.DefaultDecompressor()
+// codecs the emulator's readers decompress with. It decompresses into
+// reused buffers (checkBuffers): the gateway only counts the records, so
+// nothing holds on to the output.
+var decompressor = kgo.DefaultDecompressor(checkBuffers)
 
 // codecNames are the names of Kafka's batch codecs (compression.type).
 var codecNames = [...]string{"none", "gzip", "snappy", "lz4", "zstd"}
@@ -39,10 +41,12 @@ func checkRecords(raw []byte) error {
 			continue
 		}
 		recs, err := decompressor.Decompress(b.Records, codec)
-		if err != nil {
+		if err != nil { // the decompressor took its buffer back
 			return fmt.Errorf("decompress %s batch: %w", codecNames[codec], err)
 		}
-		if err := countRecords(recs, b.NumRecords); err != nil {
+		err = countRecords(recs, b.NumRecords)
+		checkBuffers.PutDecompressBytes(recs)
+		if err != nil {
 			return fmt.Errorf("read %s batch: %w", codecNames[codec], err)
 		}
 	}

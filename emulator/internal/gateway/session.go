@@ -270,7 +270,7 @@ func (s *session) respond(p pending) error {
 		if _, err := s.cw.Write(b[:]); err != nil {
 			return err
 		}
-		if _, err := io.CopyN(s.cw, s.ur, int64(n)); err != nil {
+		if err := s.pass(n); err != nil {
 			return fmt.Errorf("copy response: %w", err)
 		}
 	default:
