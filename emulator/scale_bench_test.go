@@ -77,21 +77,32 @@ func (s *scaleEnv) add(ws, lakehouse, dir string, n int) {
 	}
 }
 
+// profileCPU starts a CPU profile into the file the environment variable
+// env names (nothing when it is unset) and returns what stops it.
+func profileCPU(b *testing.B, env string) (stop func()) {
+	path := os.Getenv(env)
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
+}
+
 // idleCPU is the process's CPU time over idleWindow as a share of one
 // core, in percent. With FABRICTEST_IDLE_PROFILE set to a path, the window
 // is also CPU-profiled there (the last sub-benchmark's profile stays).
 func idleCPU(b *testing.B) float64 {
-	if path := os.Getenv("FABRICTEST_IDLE_PROFILE"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			b.Fatal(err)
-		}
-		defer pprof.StopCPUProfile()
-	}
+	defer profileCPU(b, "FABRICTEST_IDLE_PROFILE")()
 	c0, t0 := processCPU(), time.Now()
 	time.Sleep(idleWindow)
 	return 100 * float64(processCPU()-c0) / float64(time.Since(t0))
@@ -101,17 +112,7 @@ func idleCPU(b *testing.B) float64 {
 // table has it; it returns the time that took. With
 // FABRICTEST_DELIVER_PROFILE set to a path, that time is CPU-profiled there.
 func (s *scaleEnv) deliverOne(b *testing.B) time.Duration {
-	if path := os.Getenv("FABRICTEST_DELIVER_PROFILE"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			b.Fatal(err)
-		}
-		defer pprof.StopCPUProfile()
-	}
+	defer profileCPU(b, "FABRICTEST_DELIVER_PROFILE")()
 	start := time.Now()
 	for _, st := range s.streams {
 		s.e.must(200, s.e.call("POST", st.produce, `{"events":[{"value":{"n":1}}]}`))
