@@ -2,9 +2,7 @@ package delta
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"unsafe"
 
@@ -32,11 +30,8 @@ func (t *Table) stageFlat(st *tableState, batch []rows.Row, ao *appendOptions, s
 	if schema := st.schema.String(); staged.df == nil || staged.schema != schema {
 		removeDataFile(t.dir, staged.df)
 		staged.df = nil
-		if err := os.MkdirAll(t.dir, 0o755); err != nil {
-			return nil, fmt.Errorf("create table directory: %w", err)
-		}
 		rowOf := func(_ parquet.Row, i int) (parquet.Row, error) { return f.rows[i], nil }
-		if staged.df, err = writeDataFile(t.dir, p, len(f.rows), rowOf, &t.o); err != nil {
+		if staged.df, err = t.writeRows(p, len(f.rows), rowOf); err != nil {
 			return nil, err
 		}
 		staged.schema = schema

@@ -309,10 +309,15 @@ func (t *Table) writeBatch(ev *evolution, batch []rows.Row) (*dataFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	return t.writeRows(p, len(batch), shredRows(p, ev.aliases, batch))
+}
+
+// writeRows writes the data file of n rows under plan p.
+func (t *Table) writeRows(p *plan, n int, row rowFunc) (*dataFile, error) {
 	if err := os.MkdirAll(t.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create table directory: %w", err)
 	}
-	return writeDataFile(t.dir, p, len(batch), shredRows(p, ev.aliases, batch), &t.o)
+	return writeDataFile(t.dir, p, n, row, &t.o)
 }
 
 // state returns a copy of the cached state (the txns map is copied too).
