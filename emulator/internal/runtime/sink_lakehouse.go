@@ -189,12 +189,11 @@ func (p *writerPanic) Error() string {
 func (w *lakehouseWriter) appendSafely(ctx context.Context, out []outRow, seq int64) (r delta.Report, err error) {
 	batch, values := make([]rows.Row, len(out)), make([][]byte, len(out))
 	for i := range out {
-		batch[i] = out[i].Row
 		if out[i].fromValue && out[i].Value != nil {
-			values[i] = out[i].Value
-		} else {
-			batch[i] = out[i].row() // a tombstone, or a row made by operators
+			values[i] = out[i].Value // decoded by the Delta writer when it must
+			continue
 		}
+		batch[i] = out[i].row() // a row made by operators, or a tombstone's
 	}
 	defer func() {
 		if p := recover(); p != nil {
