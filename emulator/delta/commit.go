@@ -110,8 +110,8 @@ func syncDir(dir string) error {
 
 // commitActions builds the actions of one commit: commitInfo; protocol and
 // metaData when the commit creates the table; metaData when the batch
-// changes the schema; the txns; and the add of the data file.
-func (t *Table) commitActions(st *tableState, version int64, schema *Schema, df *dataFile, txns []Txn) ([]action, error) {
+// changes the schema; the txns; and the adds of the data files.
+func (t *Table) commitActions(st *tableState, version int64, schema *Schema, files []*dataFile, txns []Txn) ([]action, error) {
 	now := t.o.now().UnixMilli()
 	var acts []action
 
@@ -141,11 +141,15 @@ func (t *Table) commitActions(st *tableState, version int64, schema *Schema, df 
 		info.Operation = "WRITE"
 		info.OperationParameters = map[string]any{"mode": "Append", "partitionBy": "[]"}
 	}
-	if df != nil {
+	if len(files) > 0 {
+		var rows, size int64
+		for _, df := range files {
+			rows, size = rows+df.rows, size+df.size
+		}
 		info.OperationMetrics = map[string]any{
-			"numFiles":       "1",
-			"numOutputRows":  strconv.FormatInt(df.rows, 10),
-			"numOutputBytes": strconv.FormatInt(df.size, 10),
+			"numFiles":       strconv.Itoa(len(files)),
+			"numOutputRows":  strconv.FormatInt(rows, 10),
+			"numOutputBytes": strconv.FormatInt(size, 10),
 		}
 	}
 	acts = append(acts, action{CommitInfo: info})
@@ -178,7 +182,7 @@ func (t *Table) commitActions(st *tableState, version int64, schema *Schema, df 
 	for _, x := range txns {
 		acts = append(acts, action{Txn: &txnAction{AppID: x.AppID, Version: x.Version, LastUpdated: ptr(now)}})
 	}
-	if df != nil {
+	for _, df := range files {
 		acts = append(acts, action{Add: &addAction{
 			Path:             df.path,
 			PartitionValues:  map[string]string{},

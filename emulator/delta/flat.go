@@ -1,6 +1,7 @@
 package delta
 
 import (
+	"cmp"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -14,30 +15,64 @@ import (
 // stageFlat is stageEnforced for a table that exists, given the batch's
 // record values (WithValues): plain records go straight to Parquet values
 // (flatBatch), and the rows, errors and dropped fields are
-// stageEnforced's.
-func (t *Table) stageFlat(st *tableState, batch []rows.Row, ao *appendOptions, staged *stagedFile) (*Schema, error) {
-	p, err := compile(st.schema)
-	if err != nil {
-		return nil, err
+// stageEnforced's. A large batch is converted and written in parts at once
+// (flatParts), a data file per part.
+func (t *Table) stageFlat(st *tableState, batch []rows.Row, ao *appendOptions, staged *stagedFiles) (*Schema, error) {
+	schema := st.schema.String()
+	if staged.files != nil && staged.schema == schema {
+		return &st.schema, nil // the same rows under the same schema: the same files
 	}
-	f := newFlatBatch(p, len(batch))
-	for i, r := range batch {
-		f.add(i, r, ao.values[i])
+	staged.remove(t.dir)
+	parts := flatParts(len(batch))
+	done := make([]flatPart, len(parts))
+	inParallel(len(parts), func(k int) {
+		done[k] = t.stagePart(st.schema, batch, ao.values, parts[k][0], parts[k][1])
+	})
+	var errs []error
+	var failed error
+	for _, d := range done {
+		if d.df != nil {
+			staged.files = append(staged.files, d.df)
+		}
+		errs = append(errs, d.errs...)
+		failed = cmp.Or(failed, d.err)
+	}
+	if failed != nil || len(errs) > 0 {
+		staged.remove(t.dir)
+		if failed != nil {
+			return nil, failed
+		}
+		return nil, &RowsError{Errs: errs}
+	}
+	staged.schema, staged.dropped = schema, mergeDropped(done)
+	return &st.schema, nil
+}
+
+// flatPart is one part of a batch, converted and written (stagePart).
+type flatPart struct {
+	df      *dataFile
+	dropped []DroppedField
+	errs    []error // the rows' own (RowsError)
+	err     error
+}
+
+// stagePart converts rows lo to hi of batch under schema s and writes them
+// to a data file of their own, unless a row cannot be converted.
+func (t *Table) stagePart(s Schema, batch []rows.Row, values [][]byte, lo, hi int) flatPart {
+	p, err := compile(s)
+	if err != nil {
+		return flatPart{err: err}
+	}
+	f := newFlatBatch(p, hi-lo)
+	for i := lo; i < hi; i++ {
+		f.add(i, batch[i], values[i])
 	}
 	if len(f.errs) > 0 {
-		return nil, &RowsError{Errs: f.errs}
+		return flatPart{errs: f.errs}
 	}
-	if schema := st.schema.String(); staged.df == nil || staged.schema != schema {
-		removeDataFile(t.dir, staged.df)
-		staged.df = nil
-		rowOf := func(_ parquet.Row, i int) (parquet.Row, error) { return f.rows[i], nil }
-		if staged.df, err = t.writeRows(p, len(f.rows), rowOf); err != nil {
-			return nil, err
-		}
-		staged.schema = schema
-	}
-	staged.dropped = f.proj.report()
-	return &st.schema, nil
+	rowOf := func(_ parquet.Row, i int) (parquet.Row, error) { return f.rows[i], nil }
+	df, err := t.writeRows(p, len(f.rows), rowOf)
+	return flatPart{df: df, dropped: f.proj.report(), err: err}
 }
 
 // flatBatch converts a batch for a table that exists under SchemaEnforce

@@ -138,7 +138,7 @@ func (t *Table) AppendReport(ctx context.Context, batch []rows.Row, opts ...Appe
 	for _, opt := range opts {
 		opt(&ao)
 	}
-	var staged stagedFile
+	var staged stagedFiles
 	v, err := t.appendStaged(ctx, batch, &ao, &staged)
 	r := Report{Version: v}
 	if err == nil {
@@ -147,9 +147,9 @@ func (t *Table) AppendReport(ctx context.Context, batch []rows.Row, opts ...Appe
 	return r, err
 }
 
-// appendStaged is Append, with the data file kept in staged across commit
+// appendStaged is Append, with the data files kept in staged across commit
 // attempts.
-func (t *Table) appendStaged(ctx context.Context, batch []rows.Row, ao *appendOptions, staged *stagedFile) (int64, error) {
+func (t *Table) appendStaged(ctx context.Context, batch []rows.Row, ao *appendOptions, staged *stagedFiles) (int64, error) {
 	txns := ao.txns
 	if err := checkTxns(txns); err != nil {
 		return t.Version(), fmt.Errorf("append: %w", err)
@@ -166,7 +166,7 @@ func (t *Table) appendStaged(ctx context.Context, batch []rows.Row, ao *appendOp
 	done := false
 	defer func() {
 		if !done {
-			removeDataFile(t.dir, staged.df)
+			staged.remove(t.dir)
 		}
 	}()
 	for attempt := 1; ; attempt++ {
@@ -186,7 +186,7 @@ func (t *Table) appendStaged(ctx context.Context, batch []rows.Row, ao *appendOp
 		}
 
 		version := st.version + 1
-		acts, err := t.commitActions(&st, version, schema, staged.df, txns)
+		acts, err := t.commitActions(&st, version, schema, staged.files, txns)
 		if err != nil {
 			return st.version, fmt.Errorf("append: %w", err)
 		}
@@ -234,18 +234,39 @@ func checkTxnsUncommitted(st *tableState, txns []Txn) error {
 	return nil
 }
 
-// stagedFile is the data file an append has written, kept across commit
-// attempts while the schema it was written under still holds.
-type stagedFile struct {
-	df      *dataFile
+// stagedFiles are the data files an append has written (one, or one per
+// part of a large batch: stageFlat), kept across commit attempts while the
+// schema they were written under still holds.
+type stagedFiles struct {
+	files   []*dataFile
 	schema  string
-	dropped []DroppedField // what SchemaEnforce left out of the file
+	dropped []DroppedField // what SchemaEnforce left out of the files
+}
+
+// stage replaces the staged files with the one written by write under
+// schema.
+func (s *stagedFiles) stage(dir, schema string, write func() (*dataFile, error)) error {
+	s.remove(dir)
+	df, err := write()
+	if err != nil {
+		return err
+	}
+	s.files, s.schema = []*dataFile{df}, schema
+	return nil
+}
+
+// remove deletes the staged files (no commit references them).
+func (s *stagedFiles) remove(dir string) {
+	for _, df := range s.files {
+		removeDataFile(dir, df)
+	}
+	s.files = nil
 }
 
 // stageBatch evolves the table's schema for batch and writes its data file
 // into staged, unless staged already holds one under the same schema. It
 // returns the schema to commit, nil for a commit of transactions alone.
-func (t *Table) stageBatch(st *tableState, batch []rows.Row, ao *appendOptions, staged *stagedFile) (*Schema, error) {
+func (t *Table) stageBatch(st *tableState, batch []rows.Row, ao *appendOptions, staged *stagedFiles) (*Schema, error) {
 	if len(batch) == 0 {
 		if st.version < 0 {
 			return nil, ErrNoColumns
@@ -269,13 +290,10 @@ func (t *Table) stageBatch(st *tableState, batch []rows.Row, ao *appendOptions, 
 	if len(ev.schema.Fields) == 0 {
 		return nil, ErrNoColumns
 	}
-	if staged.df == nil || staged.schema != ev.schema.String() {
-		removeDataFile(t.dir, staged.df)
-		staged.df = nil
-		if staged.df, err = t.writeBatch(ev, batch); err != nil {
+	if schema := ev.schema.String(); staged.files == nil || staged.schema != schema {
+		if err := staged.stage(t.dir, schema, func() (*dataFile, error) { return t.writeBatch(ev, batch) }); err != nil {
 			return nil, err
 		}
-		staged.schema = ev.schema.String()
 	}
 	return &ev.schema, nil
 }
@@ -283,7 +301,7 @@ func (t *Table) stageBatch(st *tableState, batch []rows.Row, ao *appendOptions, 
 // stageEnforced projects batch onto the table's schema (a new table's
 // from its first record, in that record's member order) and writes the projected rows' data file into
 // staged, unless staged already holds one under the same schema.
-func (t *Table) stageEnforced(st *tableState, batch []rows.Row, ao *appendOptions, staged *stagedFile) (*Schema, error) {
+func (t *Table) stageEnforced(st *tableState, batch []rows.Row, ao *appendOptions, staged *stagedFiles) (*Schema, error) {
 	en, err := enforce(st.schema, st.version >= 0, batch, ao.orderOf)
 	if err != nil {
 		return nil, err
@@ -291,13 +309,11 @@ func (t *Table) stageEnforced(st *tableState, batch []rows.Row, ao *appendOption
 	if len(en.schema.Fields) == 0 {
 		return nil, ErrNoColumns
 	}
-	if staged.df == nil || staged.schema != en.schema.String() {
-		removeDataFile(t.dir, staged.df)
-		staged.df = nil
-		if staged.df, err = t.writeBatch(&evolution{schema: en.schema}, en.rows); err != nil {
+	if schema := en.schema.String(); staged.files == nil || staged.schema != schema {
+		write := func() (*dataFile, error) { return t.writeBatch(&evolution{schema: en.schema}, en.rows) }
+		if err := staged.stage(t.dir, schema, write); err != nil {
 			return nil, err
 		}
-		staged.schema = en.schema.String()
 	}
 	staged.dropped = en.dropped
 	return &en.schema, nil
