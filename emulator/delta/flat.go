@@ -85,6 +85,7 @@ type flatBatch struct {
 	index   map[string]int // top-level column by exact name → root.children index
 	members []rows.Member
 	slot    []int       // root.children index → member index, -1 for none
+	seen    []int       // member index → the column it named last, -1 for none
 	scalar  []flatValue // a row's converted values, before any is emitted
 
 	root *shape // projection of the rows that are not plain
@@ -110,6 +111,7 @@ func newFlatBatch(p *plan, n int) *flatBatch {
 		p:      p,
 		index:  make(map[string]int, len(p.root.children)),
 		slot:   make([]int, len(p.root.children)),
+		seen:   make([]int, len(p.root.children)),
 		scalar: make([]flatValue, len(p.root.children)),
 		root:   newShape("", StructOf(p.schema.Fields...)),
 		proj:   &projector{dropped: map[string]*DroppedField{}},
@@ -119,6 +121,7 @@ func newFlatBatch(p *plan, n int) *flatBatch {
 	}
 	for k, c := range p.root.children {
 		f.index[c.name] = k
+		f.seen[k] = -1
 	}
 	return f
 }
@@ -158,7 +161,7 @@ func (f *flatBatch) plain(value []byte) bool {
 		f.slot[k] = -1
 	}
 	for j, m := range f.members {
-		k, found := f.index[string(m.Name)]
+		k, found := f.column(j, m.Name)
 		if !found {
 			return false
 		}
@@ -172,6 +175,22 @@ func (f *flatBatch) plain(value []byte) bool {
 	}
 	f.emit()
 	return true
+}
+
+// column returns the top-level column named name, the j-th member of a
+// record: records of a stream mostly list their members in one order, so
+// the column the j-th member named last time is tried before the index.
+func (f *flatBatch) column(j int, name []byte) (int, bool) {
+	if j < len(f.seen) {
+		if k := f.seen[j]; k >= 0 && f.p.root.children[k].name == string(name) {
+			return k, true
+		}
+	}
+	k, found := f.index[string(name)]
+	if found && j < len(f.seen) {
+		f.seen[j] = k
+	}
+	return k, found
 }
 
 // emit appends the converted row's Parquet values, in column order.

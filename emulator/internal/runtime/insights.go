@@ -108,36 +108,53 @@ type countedSink struct {
 }
 
 // Write processes b and, once it is taken, counts it (a failed write is
-// tried again with the same records, so it counts then).
+// tried again with the same records, so it counts then). The count is
+// taken while the processor writes: it reads every value (isJSONObject),
+// which is work of its own.
 func (s *countedSink) Write(ctx context.Context, b drain.Batch) error {
-	if err := s.processor.Write(ctx, b); err != nil {
+	counted := make(chan batchCount, 1)
+	go func() { counted <- countBatch(b) }()
+	err := s.processor.Write(ctx, b)
+	c := <-counted
+	if err != nil {
 		return err
 	}
-	s.count(b)
+	s.add(c)
 	return nil
 }
 
-// count counts a batch the processor took.
-func (s *countedSink) count(b drain.Batch) {
-	var n, size, bad int64
-	var newest time.Time
+// batchCount is what a batch adds to the insights.
+type batchCount struct {
+	n, size, bad int64
+	newest       time.Time
+}
+
+// countBatch counts b's records, their bytes, the values that are not
+// JSON objects, and its newest timestamp.
+func countBatch(b drain.Batch) batchCount {
+	var c batchCount
 	for _, r := range b.Records {
-		n++
-		size += int64(len(r.Value))
+		c.n++
+		c.size += int64(len(r.Value))
 		if !isJSONObject(r.Value) {
-			bad++
+			c.bad++
 		}
-		if r.Timestamp.After(newest) {
-			newest = r.Timestamp
+		if r.Timestamp.After(c.newest) {
+			c.newest = r.Timestamp
 		}
 	}
-	s.node.Add(insights.InputEvents, n)
-	s.node.Add(insights.InputEventBytes, size)
-	s.node.Add(insights.DeserializationErrors, bad)
-	s.stream.Add(insights.OutgoingMessages, n)
-	s.stream.Add(insights.OutgoingBytes, size)
-	if !newest.IsZero() {
-		s.node.Set(insights.WatermarkDelaySeconds, max(0, int64(s.now().Sub(newest)/time.Second)))
+	return c
+}
+
+// add counts a batch the processor took.
+func (s *countedSink) add(c batchCount) {
+	s.node.Add(insights.InputEvents, c.n)
+	s.node.Add(insights.InputEventBytes, c.size)
+	s.node.Add(insights.DeserializationErrors, c.bad)
+	s.stream.Add(insights.OutgoingMessages, c.n)
+	s.stream.Add(insights.OutgoingBytes, c.size)
+	if !c.newest.IsZero() {
+		s.node.Set(insights.WatermarkDelaySeconds, max(0, int64(s.now().Sub(c.newest)/time.Second)))
 	}
 }
 
