@@ -72,6 +72,7 @@ func (t *Table) stagePart(s Schema, batch []rows.Row, values [][]byte, lo, hi in
 	}
 	rowOf := func(_ parquet.Row, i int) (parquet.Row, error) { return f.rows[i], nil }
 	df, err := t.writeRows(p, len(f.rows), rowOf)
+	f.release() // the writer copied what it kept
 	return flatPart{df: df, dropped: f.proj.report(), err: err}
 }
 
@@ -116,8 +117,8 @@ func newFlatBatch(p *plan, n int) *flatBatch {
 		root:   newShape("", StructOf(p.schema.Fields...)),
 		proj:   &projector{dropped: map[string]*DroppedField{}},
 		sh:     shredder{p: p},
-		values: make([]parquet.Value, 0, n*p.numLeafs),
-		rows:   make([]parquet.Row, 0, n),
+		values: takeValues(n * p.numLeafs),
+		rows:   takeRows(n),
 	}
 	for k, c := range p.root.children {
 		f.index[c.name] = k

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // flatPartRows is the fewest rows of a part of a batch stageFlat converts
@@ -71,4 +73,39 @@ func mergeDropped(parts []flatPart) []DroppedField {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
+}
+
+// Buffers of plain rows' Parquet values, kept between batches: a batch's
+// are a megabyte or more, which is costly to allocate and clear afresh
+// each time.
+var (
+	valuesPool sync.Pool // *[]parquet.Value
+	rowsPool   sync.Pool // *[]parquet.Row
+)
+
+// takeValues returns an empty value buffer with room for n values.
+func takeValues(n int) []parquet.Value {
+	if b, ok := valuesPool.Get().(*[]parquet.Value); ok && cap(*b) >= n {
+		return (*b)[:0]
+	}
+	return make([]parquet.Value, 0, n)
+}
+
+// takeRows returns an empty row buffer with room for n rows.
+func takeRows(n int) []parquet.Row {
+	if b, ok := rowsPool.Get().(*[]parquet.Row); ok && cap(*b) >= n {
+		return (*b)[:0]
+	}
+	return make([]parquet.Row, 0, n)
+}
+
+// release gives f's buffers back once its rows are written; what they
+// point at (the record values) is cleared so the pool holds no record.
+func (f *flatBatch) release() {
+	clear(f.values)
+	clear(f.rows)
+	values, rows := f.values[:0], f.rows[:0]
+	valuesPool.Put(&values)
+	rowsPool.Put(&rows)
+	f.values, f.rows = nil, nil
 }

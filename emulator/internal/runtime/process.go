@@ -69,6 +69,9 @@ type processor struct {
 	mu      sync.Mutex
 	journal store.Journal
 	batch   *batcher // nil: every batch is committed at once
+	// journalBuf is the buffer of the last pending batch written and
+	// cleared, which the next batch is encoded into.
+	journalBuf []byte
 }
 
 // newProcessor restores the destination's journal and operator state; a
@@ -217,11 +220,11 @@ func (p *processor) commit(ctx context.Context, out []outRow, offsets map[int32]
 	}
 	if len(out) > 0 {
 		j.Seq++
-		pending, err := appendBinaryRows(nil, out)
+		pending, err := appendBinaryRows(p.journalBuf[:0], out)
 		if err != nil {
 			return err
 		}
-		j.Pending = pending
+		j.Pending, p.journalBuf = pending, nil // the journal's until cleared
 	}
 	if err := p.st.PutJournal(ctx, j); err != nil {
 		return err
@@ -234,8 +237,13 @@ func (p *processor) commit(ctx context.Context, out []outRow, offsets map[int32]
 	if err := p.writeBatch(ctx, out); err != nil {
 		return err
 	}
+	written := p.journal.Pending
 	p.journal.Pending = nil
-	return p.st.ClearPending(ctx, p.destID, p.journal.Seq)
+	if err := p.st.ClearPending(ctx, p.destID, p.journal.Seq); err != nil {
+		return err
+	}
+	p.journalBuf = written // nothing refers to it now: the next batch's
+	return nil
 }
 
 // nextJournal is the journal after a batch that moves the offsets to
