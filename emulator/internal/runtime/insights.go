@@ -159,8 +159,15 @@ func (s *countedSink) add(c batchCount) {
 }
 
 // isJSONObject reports whether v is a JSON object (what a Json input
-// serialization can read as an event).
-func isJSONObject(v []byte) bool {
+// serialization can read as an event). It runs on a goroutine of its own
+// (countedSink.Write), where no guard would catch a panic: a value that
+// makes the check panic is not an object.
+func isJSONObject(v []byte) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
 	t := bytes.TrimLeft(v, " \t\r\n")
 	return len(t) > 0 && t[0] == '{' && gojson.Valid(t)
 }
