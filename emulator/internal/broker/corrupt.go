@@ -12,9 +12,9 @@ import (
 // CheckCompressedBatches makes the kfake cluster c refuse what Apache
 // Kafka's broker refuses and kfake does not check: a compressed record
 // batch that does not decompress to the records it declares. Such a
-// partition of a produce is answered UNKNOWN_SERVER_ERROR with the reason
-// as its error message, as Apache Kafka 3.9 answers it, and nothing of it
-// is appended; the other partitions of the same request are appended as
+// partition of a produce is answered UNKNOWN_SERVER_ERROR, as Apache Kafka
+// 3.9 answers it (which sends no error message; this check sends the
+// reason), and nothing of it is appended; the other partitions of the same request are appended as
 // usual. Every client is checked, straight to the broker or through the
 // custom endpoint. Without it one such batch would stop every reader of
 // its partition. Refusals are logged to log (nil: none). Embedded calls it;
