@@ -13,15 +13,17 @@ import (
 // Kafka's broker refuses and kfake does not check: a compressed record
 // batch that does not decompress to the records it declares. Such a
 // partition of a produce is answered UNKNOWN_SERVER_ERROR, as Apache Kafka
-// 3.9 answers it (which sends no error message; this check sends the
-// reason), and nothing of it is appended; the other partitions of the same request are appended as
-// usual. Every client is checked, straight to the broker or through the
-// custom endpoint. Without it one such batch would stop every reader of
-// its partition. Refusals are logged to log (nil: none). Embedded calls it;
-// it is exported for tests that run their own kfake cluster as the
-// emulator's; such a test must not delay produce requests with controls of
-// its own (kfake.SleepControl), as the check takes each produce to be
-// handled before the next one comes.
+// 3.9 answers it (Apache Kafka sends no error message; this check sends
+// the reason), and nothing of it is appended; the other partitions of the
+// same request are appended as usual. Every client is checked, straight to
+// the broker or through the custom endpoint. Without it one such batch
+// would stop every reader of its partition. Refusals are logged to log
+// (nil: none).
+//
+// Embedded calls it; it is exported for tests that run their own kfake
+// cluster as the emulator's. Such a test must not delay produce requests
+// with controls of its own (kfake.SleepControl): the check takes each
+// produce to be handled before the next one comes.
 func CheckCompressedBatches(c *kfake.Cluster, log *slog.Logger) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
