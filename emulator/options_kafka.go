@@ -78,7 +78,8 @@ func connectKafka(cfg *config, dataDir string) (*broker.Broker, error) {
 	}
 	b, err := broker.Parse(cfg.kafka, broker.EmbeddedConfig{Port: cfg.embeddedPort, DataDir: dataDir},
 		broker.WithPartitions(cfg.partitions), broker.WithSecurity(sec),
-		broker.WithReplicationFactor(cfg.replicas), broker.WithMinInsyncReplicas(cfg.minInsync))
+		broker.WithReplicationFactor(cfg.replicas), broker.WithMinInsyncReplicas(cfg.minInsync),
+		broker.WithLogger(cfg.logger))
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,7 @@ type Broker struct {
 	// brokersSeen is the most brokers the cluster's metadata has listed.
 	brokersSeen atomic.Int32
 	security    kafkaconfig.Config // TLS and SASL of an external cluster
+	log         *slog.Logger       // WithLogger; nil: none
 }
 
 // Option configures a Broker.
@@ -70,6 +72,12 @@ func WithSecurity(c kafkaconfig.Config) Option {
 	return func(b *Broker) { b.security = c }
 }
 
+// WithLogger sets where the embedded broker logs the produce partitions it
+// refuses (CheckCompressedBatches); default: nowhere.
+func WithLogger(l *slog.Logger) Option {
+	return func(b *Broker) { b.log = l }
+}
+
 // EmbeddedConfig configures the in-process broker.
 type EmbeddedConfig struct {
 	// Port is the loopback port to listen on; 0 picks a free one.
@@ -78,7 +86,9 @@ type EmbeddedConfig struct {
 	DataDir string
 }
 
-// Embedded starts an in-process kfake broker on 127.0.0.1.
+// Embedded starts an in-process kfake broker on 127.0.0.1. It refuses a
+// compressed batch that does not decompress to its records, as Apache Kafka
+// does (CheckCompressedBatches).
 func Embedded(cfg EmbeddedConfig, opts ...Option) (*Broker, error) {
 	// ApiVersions is capped at v2: from v3 on, kfake lists supported
 	// features with a minimum version of 0, which the Java client (3.4,
@@ -101,6 +111,7 @@ func Embedded(cfg EmbeddedConfig, opts ...Option) (*Broker, error) {
 		return nil, err
 	}
 	b.cluster = c
+	CheckCompressedBatches(c, b.log)
 	return b, nil
 }
 

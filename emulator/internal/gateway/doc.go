@@ -19,10 +19,11 @@
 // locally with TOPIC_AUTHORIZATION_FAILED and never reach the upstream (Apache
 // Kafka would auto-create them); Metadata lists only the granted topic and
 // points every broker and coordinator at the gateway's advertised address.
-// A produce's compressed record batches are decompressed with franz-go's
-// codecs and forwarded as sent; a partition whose batch does not
-// decompress to its records is answered UNKNOWN_SERVER_ERROR, as Apache
-// Kafka answers it, and never reaches the upstream.
+// A produce's record batches are forwarded as sent, compressed or not; the
+// upstream refuses a compressed batch that does not decompress to its
+// records with UNKNOWN_SERVER_ERROR (Apache Kafka itself; the emulator's
+// embedded kfake through broker.CheckCompressedBatches), and that answer
+// reaches the client as any other.
 // Requests the gateway does not understand (topic and ACL administration,
 // transactions, configs, …) close the connection, and ApiVersions stops
 // advertising them.

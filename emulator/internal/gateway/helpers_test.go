@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	embedded "github.com/fabrictest/fabrictest/emulator/internal/broker"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -88,7 +89,9 @@ func (l *logBuffer) String() string {
 	return l.b.String()
 }
 
-// env is a kfake cluster with a gateway in front of it.
+// env is a kfake cluster with a gateway in front of it. The cluster
+// refuses compressed batches that do not decompress, as the emulator's
+// embedded broker does (broker.CheckCompressedBatches).
 type env struct {
 	t       testing.TB
 	cluster *kfake.Cluster
@@ -112,6 +115,7 @@ func newEnvWith(t testing.TB, gopts []Option, kopts ...kfake.Opt) *env {
 	t.Cleanup(c.Close)
 	e := &env{t: t, cluster: c, auth: &testAuth{grants: map[string]Grant{}}, logs: &logBuffer{t: t}}
 	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	embedded.CheckCompressedBatches(c, log)
 	gw, err := New(c.ListenAddrs(), e.auth.authenticate, append([]Option{WithLogger(log)}, gopts...)...)
 	if err != nil {
 		t.Fatalf("new gateway: %v", err)

@@ -95,8 +95,10 @@ func (s *session) metadata(req *kmsg.MetadataRequest) action {
 	})}
 }
 
-// produce forwards records for the granted topic and refuses the others,
-// and the partitions whose compressed batches do not decompress.
+// produce forwards records for the granted topic and refuses the others.
+// Batches are forwarded as sent: the broker behind refuses one that does
+// not decompress (Apache Kafka itself, or the embedded broker's
+// broker.CheckCompressedBatches).
 func (s *session) produce(req *kmsg.ProduceRequest) action {
 	if req.TransactionID != nil {
 		return action{refuse: "transactional produce is not offered"}
@@ -120,8 +122,6 @@ func (s *session) produce(req *kmsg.ProduceRequest) action {
 		denied = append(denied, d)
 	}
 	s.refused("Produce", len(denied))
-	keep, corrupt := s.dropCorrupt(keep)
-	denied = append(denied, corrupt...)
 	s.observeProduce(keep) // data insights
 	acks0 := req.Acks == 0
 	switch {
