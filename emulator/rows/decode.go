@@ -1,9 +1,6 @@
 package rows
 
-import (
-	"encoding/json"
-	"unicode/utf8"
-)
+import "encoding/json"
 
 // maxPlainDepth bounds the nesting decodePlain follows; deeper objects
 // take go-json's way.
@@ -36,16 +33,7 @@ type plainDecoder struct {
 	i int
 }
 
-func (d *plainDecoder) space() {
-	for d.i < len(d.b) {
-		switch d.b[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
+func (d *plainDecoder) space() { d.i = skipSpace(d.b, d.i) }
 
 // next skips white space and returns the byte there (0 at the end).
 func (d *plainDecoder) next() byte {
@@ -135,12 +123,9 @@ func (d *plainDecoder) array(depth int) ([]any, bool) {
 	}
 }
 
-func (d *plainDecoder) word(w string) bool {
-	if len(d.b)-d.i < len(w) || string(d.b[d.i:d.i+len(w)]) != w {
-		return false
-	}
-	d.i += len(w)
-	return true
+func (d *plainDecoder) word(w string) (ok bool) {
+	d.i, ok = scanWord(d.b, d.i, w)
+	return ok
 }
 
 // str reads a string without escapes or control characters.
@@ -155,23 +140,9 @@ func (d *plainDecoder) str() (string, bool) {
 // strEnd moves past a string without escapes or control characters whose
 // text is valid UTF-8.
 func (d *plainDecoder) strEnd() bool {
-	start := d.i + 1
-	ascii := true
-	for j := start; j < len(d.b); j++ {
-		switch c := d.b[j]; {
-		case c == '"':
-			if !ascii && !utf8.Valid(d.b[start:j]) {
-				return false
-			}
-			d.i = j + 1
-			return true
-		case c == '\\' || c < 0x20:
-			return false
-		case c >= 0x80:
-			ascii = false
-		}
-	}
-	return false
+	_, next, ok := scanPlainString(d.b, d.i)
+	d.i = next
+	return ok
 }
 
 // number reads -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? as its text.
@@ -183,40 +154,7 @@ func (d *plainDecoder) number() (any, bool) {
 	return json.Number(d.b[start:d.i]), true
 }
 
-// numberEnd moves past a number literal.
-func (d *plainDecoder) numberEnd() bool {
-	if d.i < len(d.b) && d.b[d.i] == '-' {
-		d.i++
-	}
-	switch {
-	case d.i < len(d.b) && d.b[d.i] == '0':
-		d.i++
-	case d.digits() == 0:
-		return false
-	}
-	if d.i < len(d.b) && d.b[d.i] == '.' {
-		d.i++
-		if d.digits() == 0 {
-			return false
-		}
-	}
-	if d.i < len(d.b) && (d.b[d.i] == 'e' || d.b[d.i] == 'E') {
-		d.i++
-		if d.i < len(d.b) && (d.b[d.i] == '+' || d.b[d.i] == '-') {
-			d.i++
-		}
-		if d.digits() == 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func (d *plainDecoder) digits() int {
-	n := 0
-	for d.i < len(d.b) && '0' <= d.b[d.i] && d.b[d.i] <= '9' {
-		d.i++
-		n++
-	}
-	return n
+func (d *plainDecoder) numberEnd() (ok bool) {
+	d.i, ok = scanNumber(d.b, d.i)
+	return ok
 }

@@ -40,28 +40,30 @@ const maxFlatMembers = 64
 // FromValue's row has exactly these members, a string's text as a string
 // and a number's literal as a json.Number.
 func ScanFlat(dst []Member, value []byte) ([]Member, bool) {
-	d := plainDecoder{b: value}
-	if d.next() != '{' {
-		return dst[:0], false
+	b, out := value, dst[:0]
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return out, false
 	}
-	d.i++
-	out := dst[:0]
-	if d.next() == '}' {
-		d.i++
-		return out, d.end()
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return out, skipSpace(b, i+1) == len(b)
 	}
 	for len(out) < maxFlatMembers {
-		m, ok := d.flatMember()
-		if !ok || repeated(out, m.Name) {
+		var m Member
+		var ok bool
+		if m, i, ok = flatMember(b, i); !ok || repeated(out, m.Name) {
 			return out, false
 		}
 		out = append(out, m)
-		switch d.next() {
+		if i = skipSpace(b, i); i >= len(b) {
+			return out, false
+		}
+		switch b[i] {
 		case ',':
-			d.i++
+			i = skipSpace(b, i+1)
 		case '}':
-			d.i++
-			return out, d.end()
+			return out, skipSpace(b, i+1) == len(b)
 		default:
 			return out, false
 		}
@@ -69,51 +71,42 @@ func ScanFlat(dst []Member, value []byte) ([]Member, bool) {
 	return out, false
 }
 
-// flatMember reads `"name": value` with a plain value.
-func (d *plainDecoder) flatMember() (Member, bool) {
-	var m Member
-	if d.next() != '"' {
-		return m, false
+// flatMember reads `"name": value` with a plain value at i (past white
+// space) and returns the position after it.
+func flatMember(b []byte, i int) (m Member, next int, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return m, i, false
 	}
-	name, ok := d.text()
-	if !ok || d.next() != ':' {
-		return m, false
+	if m.Name, i, ok = scanPlainString(b, i); !ok {
+		return m, i, false
 	}
-	d.i++
-	m.Name = name
-	switch d.next() {
+	if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
+		return m, i, false
+	}
+	if i = skipSpace(b, i+1); i >= len(b) {
+		return m, i, false
+	}
+	switch b[i] {
 	case '"':
 		m.Kind = String
-		m.Text, ok = d.text()
+		m.Text, i, ok = scanPlainString(b, i)
 	case 't':
-		m.Kind, ok = True, d.word("true")
+		m.Kind = True
+		i, ok = scanWord(b, i, "true")
 	case 'f':
-		m.Kind, ok = False, d.word("false")
+		m.Kind = False
+		i, ok = scanWord(b, i, "false")
 	case 'n':
-		m.Kind, ok = Null, d.word("null")
+		m.Kind = Null
+		i, ok = scanWord(b, i, "null")
 	case '{', '[':
-		return m, false
+		return m, i, false
 	default:
-		start := d.i
-		ok = d.numberEnd()
-		m.Kind, m.Text = Number, d.b[start:d.i]
+		start := i
+		i, ok = scanNumber(b, i)
+		m.Kind, m.Text = Number, b[start:i]
 	}
-	return m, ok
-}
-
-// text reads a string as str does, returning its bytes without copying.
-func (d *plainDecoder) text() ([]byte, bool) {
-	start := d.i + 1
-	if !d.strEnd() {
-		return nil, false
-	}
-	return d.b[start : d.i-1], true
-}
-
-// end reports whether only white space is left.
-func (d *plainDecoder) end() bool {
-	d.space()
-	return d.i == len(d.b)
+	return m, i, ok
 }
 
 // repeated reports whether name is already among ms.

@@ -13,3 +13,17 @@ func BenchmarkCheckValue(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScanFlat is the Lakehouse drain's read of a small plain event
+// (a string, a long, a double), as the drain benchmark produces them.
+func BenchmarkScanFlat(b *testing.B) {
+	v := []byte(`{"device":"d42","seq":123456,"temp":21.5}`)
+	var ms []Member
+	b.SetBytes(int64(len(v)))
+	for b.Loop() {
+		var ok bool
+		if ms, ok = ScanFlat(ms, v); !ok || len(ms) != 3 {
+			b.Fatal("not flat")
+		}
+	}
+}
