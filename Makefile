@@ -63,6 +63,7 @@ FUZZ_TARGETS := \
 	emulator/rows:FuzzCheckValue \
 	emulator/rows:FuzzScanFlat \
 	emulator/delta:FuzzRowToDelta \
+	emulator/delta:FuzzFlatValuesMatchDecodedRows \
 	emulator/pipeline:FuzzScalarFunctions \
 	emulator/pipeline:FuzzOperators \
 	emulator:FuzzDefinition \
