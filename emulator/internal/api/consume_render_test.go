@@ -7,6 +7,7 @@ package api
 
 import (
 	"bytes"
+	"encoding/base64"
 	"net/http/httptest"
 	"strconv"
 	"testing"
@@ -105,5 +106,29 @@ func TestWriteConsumeAnswerMatchesEncoder(t *testing.T) {
 				t.Errorf("answer of %d bytes beyond answerSize's bound %d: the buffer grows", n, bound)
 			}
 		}
+	}
+}
+
+// TestAppendBase64IsStandardBase64: the AVX2 encoder writes what
+// encoding/base64's StdEncoding writes, for every length from 0 to 600
+// bytes (across its 24- and 32-byte blocks) and every byte value, after
+// text already in the buffer; nil is null.
+func TestAppendBase64IsStandardBase64(t *testing.T) {
+	for n := 0; n <= 600; n++ {
+		v := make([]byte, n)
+		for i := range v {
+			v[i] = byte(i*131 + n*7)
+		}
+		got := appendBase64([]byte("x,"), v)
+		want := `x,"` + base64.StdEncoding.EncodeToString(v) + `"`
+		if string(got) != want {
+			t.Fatalf("%d bytes: got %s, want %s", n, got, want)
+		}
+		if len(got)-2 != base64Len(v) {
+			t.Fatalf("%d bytes: base64Len %d, wrote %d", n, base64Len(v), len(got)-2)
+		}
+	}
+	if got := appendBase64(nil, nil); string(got) != "null" {
+		t.Fatalf("nil: %s", got)
 	}
 }

@@ -55,12 +55,27 @@ func (s *Store) CreateItem(ctx context.Context, it Item) error {
 }
 
 // GetItem returns the item with id, in any workspace, or ErrNotFound.
+// It is served from the read cache while the store has not been written
+// since it was read (cache.go); each caller gets its own Properties.
 func (s *Store) GetItem(ctx context.Context, id string) (Item, error) {
+	k := cacheKey{kind: cachedItem, a: id}
+	if v, ok := s.db.cache.get(k); ok {
+		return v.(Item).clone(), nil
+	}
+	g := s.db.cache.now()
 	it, _, err := scanItem(s.db.QueryRowContext(ctx, `SELECT `+itemCols+` FROM items WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return it, ErrNotFound
+	} else if err == nil {
+		s.db.cache.put(k, it.clone(), g)
 	}
 	return it, err
+}
+
+// clone is it with a copy of its Properties, which a caller may change.
+func (it Item) clone() Item {
+	it.Properties = append(json.RawMessage(nil), it.Properties...)
+	return it
 }
 
 // ListItems returns a page of the workspace's items, of type typ unless it is empty.

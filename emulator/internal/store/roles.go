@@ -24,8 +24,24 @@ func (s *Store) AddRole(ctx context.Context, ra RoleAssignment) error {
 	return s.tx(ctx, func(tx *sql.Tx) error { return insertRole(ctx, tx, ra) })
 }
 
-// RoleOf returns principal's role in the workspace, RoleNone when it has none.
+// RoleOf returns principal's role in the workspace, RoleNone when it has
+// none. It is served from the read cache while the store has not been
+// written since it was read (cache.go).
 func (s *Store) RoleOf(ctx context.Context, workspaceID, principal string) (Role, error) {
+	k := cacheKey{kind: cachedRole, a: workspaceID, b: principal}
+	if v, ok := s.db.cache.get(k); ok {
+		return v.(Role), nil
+	}
+	g := s.db.cache.now()
+	r, err := s.roleOf(ctx, workspaceID, principal)
+	if err == nil {
+		s.db.cache.put(k, r, g)
+	}
+	return r, err
+}
+
+// roleOf reads principal's role in the workspace from the database.
+func (s *Store) roleOf(ctx context.Context, workspaceID, principal string) (Role, error) {
 	var name string
 	err := s.db.QueryRowContext(ctx, `SELECT role FROM role_assignments WHERE workspace_id = ? AND principal_id = ?`, workspaceID, principal).Scan(&name)
 	if errors.Is(err, sql.ErrNoRows) {

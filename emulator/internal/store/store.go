@@ -8,7 +8,6 @@
 package store
 
 import (
-	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -28,7 +27,7 @@ var (
 
 // Store is the metadata database. It is safe for concurrent use.
 type Store struct {
-	db *sql.DB
+	db handle
 }
 
 const schema = `
@@ -144,7 +143,7 @@ func Open(dir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrate metadata schema: %w", err)
 	}
-	return &Store{db: db}, nil
+	return &Store{db: handle{db: db, cache: newReadCache()}}, nil
 }
 
 // Close closes the database.
@@ -179,16 +178,4 @@ func trim[T any](rows []T, seqs []int64, p Page) ([]T, int64) {
 
 func isUnique(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
-}
-
-func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
 }

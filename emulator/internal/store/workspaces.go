@@ -93,10 +93,19 @@ func scanWorkspace(sc interface{ Scan(...any) error }) (Workspace, int64, error)
 const wsCols = `seq, id, display_name, description, capacity_id, created_at`
 
 // GetWorkspace returns the workspace with id, or ErrNotFound.
+// It is served from the read cache while the store has not been written
+// since it was read (cache.go).
 func (s *Store) GetWorkspace(ctx context.Context, id string) (Workspace, error) {
+	k := cacheKey{kind: cachedWorkspace, a: id}
+	if v, ok := s.db.cache.get(k); ok {
+		return v.(Workspace), nil
+	}
+	g := s.db.cache.now()
 	ws, _, err := scanWorkspace(s.db.QueryRowContext(ctx, `SELECT `+wsCols+` FROM workspaces WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ws, ErrNotFound
+	} else if err == nil {
+		s.db.cache.put(k, ws, g)
 	}
 	return ws, err
 }
