@@ -44,6 +44,7 @@ type Broker struct {
 	replicas   int16    // WithReplicationFactor; 0: min(3, brokers)
 	minInsync  int      // WithMinInsyncReplicas; 0: 2 with three brokers or more
 	known      sync.Map // topic → struct{}: topics known to exist
+	leaders    sync.Map // topic → map[int32]int32: partition leaders (listOffsetsDirect)
 	fetchers   *fetchPool
 	health     health // TopicHealth's answers
 	// brokersSeen is the most brokers the cluster's metadata has listed.
@@ -292,6 +293,7 @@ func (b *Broker) DeleteTopic(ctx context.Context, topic string) error {
 		return ErrNoBroker
 	}
 	b.known.Delete(topic)
+	b.leaders.Delete(topic)
 	resp, err := b.admin.DeleteTopic(ctx, topic)
 	if err == nil {
 		err = resp.Err

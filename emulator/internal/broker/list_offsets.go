@@ -14,9 +14,10 @@ import (
 // any trouble (a partition without a leader, an error code) it asks again
 // through the admin client, which retries and words the errors.
 func (b *Broker) listOffsets(ctx context.Context, cl *kgo.Client, topic string) (starts, ends kadm.ListedOffsets, err error) {
-	if starts, ends, ok := listOffsetsDirect(ctx, cl, topic); ok {
+	if starts, ends, ok := b.listOffsetsDirect(ctx, cl, topic); ok {
 		return starts, ends, nil
 	}
+	b.leaders.Delete(topic) // a leader moved, or the topic changed: ask again next time
 	return b.listOffsetsAdmin(ctx, topic)
 }
 
@@ -52,24 +53,17 @@ type listAnswer struct {
 	err  error
 }
 
-// listOffsetsDirect reads the topic's metadata and sends the earliest and
-// the latest ListOffsets requests to every leader at once; ok is false
+// listOffsetsDirect sends the earliest and the latest ListOffsets
+// requests to every leader of the topic's partitions at once; ok is false
 // unless every partition answered both without error.
-func listOffsetsDirect(ctx context.Context, cl *kgo.Client, topic string) (starts, ends kadm.ListedOffsets, ok bool) {
-	meta, err := kadm.NewClient(cl).Metadata(ctx, topic)
-	if err != nil {
-		return nil, nil, false
-	}
-	td, found := meta.Topics[topic]
-	if !found || td.Err != nil || len(td.Partitions) == 0 {
+func (b *Broker) listOffsetsDirect(ctx context.Context, cl *kgo.Client, topic string) (starts, ends kadm.ListedOffsets, ok bool) {
+	leaders, ok := b.leadersOf(ctx, cl, topic)
+	if !ok {
 		return nil, nil, false
 	}
 	byLeader := map[int32][]int32{}
-	for p, pd := range td.Partitions {
-		if pd.Leader < 0 || pd.Err != nil {
-			return nil, nil, false
-		}
-		byLeader[pd.Leader] = append(byLeader[pd.Leader], p)
+	for p, leader := range leaders {
+		byLeader[leader] = append(byLeader[leader], p)
 	}
 	starts, ends = kadm.ListedOffsets{topic: {}}, kadm.ListedOffsets{topic: {}}
 	answers := make(chan listAnswer, 2*len(byLeader))
@@ -89,7 +83,34 @@ func listOffsetsDirect(ctx context.Context, cl *kgo.Client, topic string) (start
 		a := <-answers
 		ok = ok && a.err == nil && keepListed(a.into, topic, a.resp)
 	}
-	return starts, ends, ok && len(starts[topic]) == len(td.Partitions) && len(ends[topic]) == len(td.Partitions)
+	return starts, ends, ok && len(starts[topic]) == len(leaders) && len(ends[topic]) == len(leaders)
+}
+
+// leadersOf returns the leader of each partition of topic: as the last
+// Metadata answer gave them, or as a Metadata request on cl gives them now.
+// Topics are never given more partitions here, and listOffsets forgets a
+// topic's leaders on any trouble, so a moved leader costs one fallback.
+func (b *Broker) leadersOf(ctx context.Context, cl *kgo.Client, topic string) (map[int32]int32, bool) {
+	if l, ok := b.leaders.Load(topic); ok {
+		return l.(map[int32]int32), true
+	}
+	meta, err := kadm.NewClient(cl).Metadata(ctx, topic)
+	if err != nil {
+		return nil, false
+	}
+	td, found := meta.Topics[topic]
+	if !found || td.Err != nil || len(td.Partitions) == 0 {
+		return nil, false
+	}
+	leaders := make(map[int32]int32, len(td.Partitions))
+	for p, pd := range td.Partitions {
+		if pd.Leader < 0 || pd.Err != nil {
+			return nil, false
+		}
+		leaders[p] = pd.Leader
+	}
+	b.leaders.Store(topic, leaders)
+	return leaders, true
 }
 
 // listRequest asks for the offset at timestamp ts (Earliest or Latest) of

@@ -34,7 +34,7 @@ func TestListOffsetsDirectMatchesAdmin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.fetchers.put(cl)
-	starts, ends, ok := listOffsetsDirect(ctx, cl, topic)
+	starts, ends, ok := b.listOffsetsDirect(ctx, cl, topic)
 	if !ok {
 		t.Fatal("the direct listing gave up on a healthy broker")
 	}
@@ -56,7 +56,50 @@ func TestListOffsetsDirectMatchesAdmin(t *testing.T) {
 	if total != 20 {
 		t.Errorf("the listed ranges hold %d records, want 20", total)
 	}
-	if _, _, ok := listOffsetsDirect(ctx, cl, "no-such-topic"); ok {
+	if _, _, ok := b.listOffsetsDirect(ctx, cl, "no-such-topic"); ok {
 		t.Error("the direct listing answered for a topic that does not exist")
+	}
+}
+
+// The partition leaders the direct listing remembers are dropped on any
+// trouble: a remembered leader that no longer leads (here a broker that
+// does not exist) costs one listing through the admin client, which still
+// answers right, and the next listing asks the metadata again.
+func TestListOffsetsForgetsStaleLeaders(t *testing.T) {
+	b, err := Embedded(EmbeddedConfig{}, WithPartitions(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const topic = "moved"
+	if _, err := b.Produce(ctx, topic, []*kgo.Record{{Partition: 1, Value: []byte("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := b.fetchers.get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.fetchers.put(cl)
+	b.leaders.Store(topic, map[int32]int32{0: 99, 1: 99})
+	_, ends, err := b.listOffsets(ctx, cl, topic)
+	if err != nil || listed(ends, topic)[1] != 1 {
+		t.Fatalf("ends %v (%v), want partition 1 at 1", listed(ends, topic), err)
+	}
+	if _, ok := b.leaders.Load(topic); ok {
+		t.Fatal("the stale leaders are still remembered")
+	}
+	if _, _, ok := b.listOffsetsDirect(ctx, cl, topic); !ok {
+		t.Fatal("the direct listing failed after the leaders were asked again")
+	}
+	if l, ok := b.leaders.Load(topic); !ok || l.(map[int32]int32)[1] == 99 {
+		t.Fatalf("leaders remembered %v, want the broker's", l)
+	}
+	if err := b.DeleteTopic(ctx, topic); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := b.leaders.Load(topic); ok {
+		t.Fatal("a deleted topic's leaders are still remembered")
 	}
 }
