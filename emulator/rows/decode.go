@@ -33,6 +33,7 @@ type plainDecoder struct {
 	i int
 }
 
+// space moves past JSON white space.
 func (d *plainDecoder) space() { d.i = skipSpace(d.b, d.i) }
 
 // next skips white space and returns the byte there (0 at the end).
@@ -123,6 +124,7 @@ func (d *plainDecoder) array(depth int) ([]any, bool) {
 	}
 }
 
+// word moves past w (true, false or null) when it is next.
 func (d *plainDecoder) word(w string) (ok bool) {
 	d.i, ok = scanWord(d.b, d.i, w)
 	return ok
@@ -154,6 +156,7 @@ func (d *plainDecoder) number() (any, bool) {
 	return json.Number(d.b[start:d.i]), true
 }
 
+// numberEnd moves past a number literal.
 func (d *plainDecoder) numberEnd() (ok bool) {
 	d.i, ok = scanNumber(d.b, d.i)
 	return ok
