@@ -262,8 +262,11 @@ func (d *Drain) run(ctx context.Context) {
 			b.Last[r.Partition] = r.Offset
 		}
 		buf = f.records[n:]
-		if len(buf) == 0 { // read what follows while this batch is written
-			ahead = d.readAhead(ctx, b)
+		if ahead == nil && len(buf) <= d.cfg.MaxBatch {
+			// Read what follows while this batch (and the one left in
+			// buf) is written: a fetch that waits until buf is empty
+			// leaves the drain idle for its whole decoding.
+			ahead = d.readAhead(ctx, b.Records, buf)
 		}
 		if !d.deliver(ctx, b) {
 			return
@@ -299,11 +302,14 @@ type prefetch struct {
 	ch   chan fetched
 }
 
-// readAhead starts polling from the positions b leaves the drain at.
-func (d *Drain) readAhead(ctx context.Context, b Batch) *prefetch {
+// readAhead starts polling from the positions the drain will be at once
+// the given runs of records are delivered.
+func (d *Drain) readAhead(ctx context.Context, runs ...[]*kgo.Record) *prefetch {
 	from := d.positions()
-	for p, o := range b.Last {
-		from[p] = o + 1
+	for _, run := range runs {
+		for _, r := range run {
+			from[r.Partition] = r.Offset + 1
+		}
 	}
 	pf := &prefetch{from: from, ch: make(chan fetched, 1)}
 	go func() { pf.ch <- d.pool.poll(ctx, d.cfg.Topic, from, tickEvery) }()
