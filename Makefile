@@ -62,6 +62,7 @@ FUZZ_TARGETS := \
 	emulator/internal/gateway:FuzzSession \
 	emulator/rows:FuzzCheckValue \
 	emulator/rows:FuzzScanFlat \
+	emulator/rows:FuzzIsObject \
 	emulator/delta:FuzzRowToDelta \
 	emulator/delta:FuzzFlatValuesMatchDecodedRows \
 	emulator/pipeline:FuzzScalarFunctions \

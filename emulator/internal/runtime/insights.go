@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"time"
@@ -9,7 +8,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/drain"
 	"github.com/fabrictest/fabrictest/emulator/internal/insights"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
-	gojson "github.com/goccy/go-json"
+	"github.com/fabrictest/fabrictest/emulator/rows"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -168,8 +167,7 @@ func isJSONObject(v []byte) (ok bool) {
 			ok = false
 		}
 	}()
-	t := bytes.TrimLeft(v, " \t\r\n")
-	return len(t) > 0 && t[0] == '{' && gojson.Valid(t)
+	return rows.IsObject(v)
 }
 
 // countOutput wraps destination d's writer so that the rows it commits
