@@ -2,11 +2,13 @@
 //
 // A Drain consumes every partition of the topic, hands records to its Sink
 // in batches, and after the sink has written a batch durably commits the
-// next offsets to the destination's own consumer group (at-least-once). The
-// sink makes it exactly-once: it records the last offset it wrote per
-// partition atomically with the data (a Delta txn action, a Kusto ingest
-// tag), and Resume reports those offsets so a replay after a crash between
-// the write and the offset commit writes nothing twice.
+// next offsets to the destination's own consumer group (at-least-once),
+// in the background while the next batch is written (see committer); the
+// group's offsets are current whenever the drain stops, fails a write, or
+// is closed. The sink makes it exactly-once: it records the last offset it
+// wrote per partition atomically with the data (a Delta txn action, a
+// Kusto ingest tag), and Resume reports those offsets so a replay after a
+// crash between the write and the offset commit writes nothing twice.
 //
 // A batch the sink cannot write is retried with backoff until it succeeds or
 // the drain is closed; the records stay in Kafka meanwhile, and WaitPast
@@ -84,11 +86,12 @@ type Config struct {
 
 // Drain is one running destination consumer.
 type Drain struct {
-	cfg    Config
-	pool   *Pool
-	adm    *kadm.Client
-	cancel context.CancelFunc
-	done   chan struct{}
+	cfg     Config
+	pool    *Pool
+	adm     *kadm.Client
+	commits *committer
+	cancel  context.CancelFunc
+	done    chan struct{}
 
 	mu       sync.Mutex
 	next     map[int32]int64 // per partition: offsets below are delivered
@@ -130,13 +133,15 @@ func Start(ctx context.Context, cfg Config) (*Drain, error) {
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	d := &Drain{cfg: cfg, pool: pool, adm: pool.adm, cancel: cancel, done: make(chan struct{}), next: start, changed: make(chan struct{})}
+	d := &Drain{cfg: cfg, pool: pool, adm: pool.adm, cancel: cancel, done: make(chan struct{}), next: start, changed: make(chan struct{}),
+		commits: newCommitter(pool.adm, cfg.Group, cfg.Topic, cfg.Logger)}
 	go func() {
 		defer close(d.done)
 		if own {
 			defer pool.Close(context.Background())
 		}
 		d.run(runCtx)
+		d.commits.close() // the last batch's offsets, before the pool goes
 	}()
 	return d, nil
 }
@@ -395,6 +400,7 @@ func (d *Drain) deliver(ctx context.Context, b Batch) bool {
 			return false
 		}
 		d.cfg.Logger.Warn("destination write failed; retrying", "topic", d.cfg.Topic, "group", d.cfg.Group, "err", err)
+		d.commits.flush(ctx) // the group at the last batch written, while this one fails
 		d.update(func() { d.err = err; d.failures++ })
 		select {
 		case <-ctx.Done():
@@ -403,17 +409,14 @@ func (d *Drain) deliver(ctx context.Context, b Batch) bool {
 		}
 		backoff = min(2*backoff, 2*time.Second)
 	}
-	offs := kadm.Offsets{}
+	next := make(map[int32]int64, len(b.Last))
 	for p, o := range b.Last {
-		offs.AddOffset(d.cfg.Topic, p, o+1, -1)
+		next[p] = o + 1
 	}
-	if err := commit(ctx, d.adm, d.cfg.Group, offs); err != nil && ctx.Err() == nil {
-		// Not fatal: the sink's resume points make a replay harmless.
-		d.cfg.Logger.Warn("drain offset commit failed", "err", err)
-	}
+	d.commits.note(next)
 	d.update(func() {
-		for p, o := range b.Last {
-			d.next[p] = o + 1
+		for p, o := range next {
+			d.next[p] = o
 		}
 		d.err = nil
 		if skipped {

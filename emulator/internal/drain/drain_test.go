@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -138,32 +137,36 @@ func TestDrainRetriesAndReportsFailure(t *testing.T) {
 	}
 }
 
-// TestDrainCrashBetweenWriteAndCommit stops a drain right after its sink
-// wrote but before the offsets were committed; the next drain replays the
-// batch and the sink's resume points keep it from landing twice.
+// TestDrainCrashBetweenWriteAndCommit leaves the group's offsets behind
+// what the sink wrote, as a crash between a write and its offset commit
+// does (here the group refuses the drain's commits); the next drain
+// replays from the group's offsets and the sink's resume points keep
+// anything from landing twice.
 func TestDrainCrashBetweenWriteAndCommit(t *testing.T) {
-	seeds, topic := cluster(t)
+	h := holdingCluster(t)
+	seeds, topic := h.c.ListenAddrs(), "t"
 	sink := &memSink{resume: map[int32]int64{}}
 	d, err := Start(t.Context(), Config{Seeds: seeds, Topic: topic, Group: "g3", Sink: sink})
 	if err != nil {
 		t.Fatal(err)
 	}
-	crashed := make(chan struct{})
-	sink.onWrite = func() { // "crash": cancel before the commit runs
-		sink.onWrite = nil
-		d.cancel()
-		close(crashed)
+	h.refused.Store(true)
+	first := produce(t, seeds, topic, 0, 50)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := d.WaitPast(ctx, first); err != nil {
+		t.Fatal(err)
 	}
-	produce(t, seeds, topic, 0, 50)
-	<-crashed
 	d.Close()
-	cl, _ := kgo.NewClient(kgo.SeedBrokers(seeds...))
-	defer cl.Close()
-	committed, _ := kadm.NewClient(cl).FetchOffsets(t.Context(), "g3")
-	written := sink.count()
-	if written == 0 {
-		t.Fatal("nothing written before the crash")
+	committed := committedOf(t, seeds, "g3", topic)
+	behind := false
+	for p, o := range first {
+		behind = behind || committed[p] <= o
 	}
+	if !behind {
+		t.Fatalf("the group is at %v, past the 50 records written (%v): nothing to replay", committed, first)
+	}
+	h.refused.Store(false)
 
 	d2, err := Start(t.Context(), Config{Seeds: seeds, Topic: topic, Group: "g3", Sink: sink})
 	if err != nil {
@@ -171,8 +174,6 @@ func TestDrainCrashBetweenWriteAndCommit(t *testing.T) {
 	}
 	defer d2.Close()
 	last := produce(t, seeds, topic, 50, 50)
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
 	if err := d2.WaitPast(ctx, last); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,9 @@
 package drain
 
-import "errors"
+import (
+	"context"
+	"errors"
+)
 
 // StoppedError is the error of a drain that StopOnError stopped: its sink
 // failed with Err, the batch's offsets were not committed, and nothing is
@@ -23,6 +26,9 @@ func (d *Drain) stop(err error) {
 	}
 	d.cfg.Logger.Error("destination stopped on an error (error policy fail); its offsets are not committed",
 		"topic", d.cfg.Topic, "group", d.cfg.Group, "err", err)
+	ctx, cancel := context.WithTimeout(context.Background(), closeCommitWait)
+	defer cancel()
+	d.commits.flush(ctx) // the group at the last batch written, as the status says
 	d.update(func() { d.err, d.stopErr = se, se; d.failures++ })
 }
 
