@@ -55,6 +55,8 @@ type Ticker interface {
 
 // Batch is a run of records, in offset order per partition.
 type Batch struct {
+	// Records are shared with the drain (and with other drains of its
+	// pool): a sink reads them and does not modify them or the slice.
 	Records []*kgo.Record
 	// Last is, per partition, the last offset in Records.
 	Last map[int32]int64
@@ -260,12 +262,8 @@ func (d *Drain) run(ctx context.Context) {
 		if len(f.records) == 0 {
 			continue
 		}
-		b := Batch{Last: map[int32]int64{}}
 		n := min(len(f.records), d.cfg.MaxBatch)
-		for _, r := range f.records[:n] {
-			b.Records = append(b.Records, r)
-			b.Last[r.Partition] = r.Offset
-		}
+		b := Batch{Records: f.records[:n:n], Last: lastOffsets(f.records[:n])}
 		buf = f.records[n:]
 		if ahead == nil && len(buf) <= d.cfg.MaxBatch {
 			// Read what follows while this batch (and the one left in
@@ -277,6 +275,18 @@ func (d *Drain) run(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// lastOffsets returns, per partition, the offset of the last of rs (in
+// offset order per partition, a partition's records mostly together).
+func lastOffsets(rs []*kgo.Record) map[int32]int64 {
+	last := map[int32]int64{}
+	for i, r := range rs {
+		if i+1 == len(rs) || rs[i+1].Partition != r.Partition {
+			last[r.Partition] = r.Offset
+		}
+	}
+	return last
 }
 
 // tick runs a Ticker sink's time-driven work; false means the drain

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"time"
 
@@ -185,16 +186,18 @@ func (p *Pool) answer(low map[string]map[int32]int64, got map[string]map[int32][
 			continue // not in this round
 		}
 		var f fetched
+		var runs [][]*kgo.Record
 		for part, from := range w.from {
 			if at, ok := low[w.topic][part]; !ok || at > from {
 				continue
 			}
-			for _, r := range got[w.topic][part] {
-				if r.Offset >= from {
-					f.records = append(f.records, r)
-				}
+			rs := got[w.topic][part]
+			i := sort.Search(len(rs), func(i int) bool { return rs[i].Offset >= from })
+			if i < len(rs) {
+				runs = append(runs, rs[i:])
 			}
 		}
+		f.records = join(runs)
 		if len(f.records) == 0 {
 			f.err = errs[w.topic]
 		}
@@ -206,6 +209,27 @@ func (p *Pool) answer(low map[string]map[int32]int64, got map[string]map[int32][
 		n++
 	}
 	return n
+}
+
+// join returns the runs as one slice: the run itself when there is one
+// (capped, so that appending to it cannot reach records past it), else a
+// copy of them all, allocated once.
+func join(runs [][]*kgo.Record) []*kgo.Record {
+	switch len(runs) {
+	case 0:
+		return nil
+	case 1:
+		return runs[0][:len(runs[0]):len(runs[0])]
+	}
+	n := 0
+	for _, rs := range runs {
+		n += len(rs)
+	}
+	out := make([]*kgo.Record, 0, n)
+	for _, rs := range runs {
+		out = append(out, rs...)
+	}
+	return out
 }
 
 // leadersOf returns the leader of each partition of topic.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -80,5 +81,49 @@ func TestPoolCloseHonoursDeadline(t *testing.T) {
 	err = pool.Close(ctx)
 	if took := time.Since(began); took > 1500*time.Millisecond {
 		t.Fatalf("Close took %s (err %v), want at most its 1 s deadline", took, err)
+	}
+}
+
+// recs returns records of partition part at offsets from..to.
+func recs(part int32, from, to int64) []*kgo.Record {
+	var out []*kgo.Record
+	for o := from; o <= to; o++ {
+		out = append(out, &kgo.Record{Partition: part, Offset: o})
+	}
+	return out
+}
+
+// answer hands each want only what lies at or past its own positions, and
+// a want served from one partition gets a slice it cannot append into the
+// fetched records with.
+func TestPoolAnswersEachWantFromItsPositions(t *testing.T) {
+	p := &Pool{wants: map[*want]struct{}{}}
+	both := &want{topic: "t", from: map[int32]int64{0: 5, 1: 0}, ch: make(chan fetched, 1)}
+	late := &want{topic: "t", from: map[int32]int64{0: 7}, ch: make(chan fetched, 1)}
+	p.wants[both], p.wants[late] = struct{}{}, struct{}{}
+	part0 := recs(0, 5, 9)
+	got := map[string]map[int32][]*kgo.Record{"t": {0: part0[:4], 1: recs(1, 0, 2)}} // 9 left out
+	if n := p.answer(map[string]map[int32]int64{"t": {0: 5, 1: 0}}, got, nil); n != 2 {
+		t.Fatalf("answered %d wants, want 2", n)
+	}
+	f := <-both.ch
+	if l := lastOffsets(f.records); len(f.records) != 7 || l[0] != 8 || l[1] != 2 {
+		t.Fatalf("the early want got %d records ending at %v, want 7 ending at 0/8 and 1/2", len(f.records), l)
+	}
+	f = <-late.ch
+	if len(f.records) != 2 || f.records[0].Offset != 7 || cap(f.records) != 2 {
+		t.Fatalf("the late want got %d records from %d (cap %d), want 2 from 7, capped", len(f.records), f.records[0].Offset, cap(f.records))
+	}
+	if _ = append(f.records, &kgo.Record{Offset: -1}); part0[4].Offset != 9 {
+		t.Fatal("appending to an answer overwrote a fetched record")
+	}
+}
+
+// lastOffsets finds each partition's last offset however the partitions
+// interleave.
+func TestLastOffsetsOfInterleavedPartitions(t *testing.T) {
+	rs := append(append(recs(0, 0, 2), recs(1, 10, 11)...), recs(0, 3, 4)...)
+	if l := lastOffsets(rs); len(l) != 2 || l[0] != 4 || l[1] != 11 {
+		t.Fatalf("lastOffsets = %v, want 0/4 and 1/11", l)
 	}
 }
