@@ -322,8 +322,8 @@ type prefetch struct {
 func (d *Drain) readAhead(ctx context.Context, runs ...[]*kgo.Record) *prefetch {
 	from := d.positions()
 	for _, run := range runs {
-		for _, r := range run {
-			from[r.Partition] = r.Offset + 1
+		for p, o := range lastOffsets(run) {
+			from[p] = o + 1
 		}
 	}
 	pf := &prefetch{from: from, ch: make(chan fetched, 1)}
