@@ -38,10 +38,7 @@ type Sink interface {
 	// durably; partitions with nothing written are absent.
 	Resume(ctx context.Context, partitions []int32) (map[int32]int64, error)
 	// Write durably and atomically writes the batch. Writing the same
-	// offsets twice must not duplicate anything. Write keeps no record
-	// of b (no *kgo.Record, and no goroutine still reading them) once
-	// it returns: the drain recycles them. The keys, values and headers
-	// they point to are not recycled and may be kept.
+	// offsets twice must not duplicate anything.
 	Write(ctx context.Context, b Batch) error
 }
 
@@ -107,11 +104,7 @@ type Drain struct {
 	skipped  int64 // records skipped by the sink's policy after a panic
 	panics   int64 // panics recovered
 	startErr error // set on a drain that never started (see Failed)
-
-	// writePanicked is set by deliver when a write panicked (only the run
-	// goroutine touches it): the batch's records are then not recycled.
-	writePanicked bool
-	stopErr       error // set once StopOnError stopped it (a *StoppedError)
+	stopErr  error // set once StopOnError stopped it (a *StoppedError)
 }
 
 // Start positions a consumer per partition (the group's committed offset,
@@ -240,17 +233,16 @@ func commit(ctx context.Context, adm *kadm.Client, group string, offs kadm.Offse
 
 func (d *Drain) run(ctx context.Context) {
 	var (
-		buf      []*kgo.Record // fetched, not yet delivered
-		bufRound *round        // the fetch buf's records are of
-		ahead    *prefetch     // a read started before the write in flight
-		idle     = &standing{pool: d.pool}
+		buf   []*kgo.Record // fetched, not yet delivered
+		ahead *prefetch     // a read started before the write in flight
+		idle  = &standing{pool: d.pool}
 	)
 	defer idle.drop()
 	for ctx.Err() == nil {
 		var f fetched
 		switch {
 		case len(buf) > 0:
-			f.records, f.round, buf, bufRound = buf, bufRound, nil, nil
+			f.records, buf = buf, nil
 		case ahead != nil:
 			f, ahead = ahead.take(d.positions()), nil
 		default:
@@ -268,14 +260,11 @@ func (d *Drain) run(ctx context.Context) {
 			return
 		}
 		if len(f.records) == 0 {
-			f.round.release()
 			continue
 		}
 		n := min(len(f.records), d.cfg.MaxBatch)
 		b := Batch{Records: f.records[:n:n], Last: lastOffsets(f.records[:n])}
-		if buf = f.records[n:]; len(buf) > 0 {
-			bufRound = f.round
-		}
+		buf = f.records[n:]
 		if ahead == nil && len(buf) <= d.cfg.MaxBatch {
 			// Read what follows while this batch (and the one left in
 			// buf) is written: a fetch that waits until buf is empty
@@ -283,14 +272,7 @@ func (d *Drain) run(ctx context.Context) {
 			ahead = d.readAhead(ctx, b.Records, buf)
 		}
 		if !d.deliver(ctx, b) {
-			return // the records are left to the garbage collector
-		}
-		if d.writePanicked {
-			f.round.spoil()
-			d.writePanicked = false
-		}
-		if len(buf) == 0 {
-			f.round.release() // the sink has written the last of them
+			return
 		}
 	}
 }
@@ -354,7 +336,6 @@ func (d *Drain) readAhead(ctx context.Context, runs ...[]*kgo.Record) *prefetch 
 func (pf *prefetch) take(now map[int32]int64) fetched {
 	f := <-pf.ch
 	if !maps.Equal(now, pf.from) {
-		f.round.release()
 		return fetched{}
 	}
 	return f
@@ -409,7 +390,6 @@ func (d *Drain) deliver(ctx context.Context, b Batch) bool {
 		err := guard(func() error { return d.cfg.Sink.Write(ctx, b) })
 		var pe *PanicError
 		if errors.As(err, &pe) {
-			d.writePanicked = true
 			d.notePanic("write", b, pe)
 			if len(b.Records) > 1 {
 				return d.isolate(ctx, b)

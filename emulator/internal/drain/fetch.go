@@ -94,15 +94,7 @@ func (p *Pool) fetchFor(ctx context.Context, ws []*want, wait time.Duration) int
 		errs[t] = err
 	}
 	p.noteReads(low, errs)
-	var parts [][]*kgo.Record
-	for _, ps := range got {
-		for _, rs := range ps {
-			parts = append(parts, rs)
-		}
-	}
-	rd := newRound(parts)
-	defer rd.release() // the loop's hold: the drains answered hold their own
-	return p.answer(low, got, errs, rd)
+	return p.answer(low, got, errs)
 }
 
 // addPartition adds a partition to the request for its leader; topicAt
@@ -159,7 +151,6 @@ func (p *Pool) send(ctx context.Context, reqs map[int32]*kmsg.FetchRequest, low 
 					rp := &t.Partitions[i]
 					fp, _ := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
 						Topic: t.Topic, Partition: rp.Partition, Offset: low[t.Topic][rp.Partition], IsolationLevel: kgo.ReadUncommitted(),
-						Pools: []kgo.Pool{p.slabs},
 					}, rp, decompressor, nil)
 					if fp.Err != nil {
 						if !errors.Is(fp.Err, kerr.OffsetOutOfRange) {
@@ -185,8 +176,8 @@ func (p *Pool) send(ctx context.Context, reqs map[int32]*kmsg.FetchRequest, low 
 // skipped), or its topic's error; it returns how many it answered. Wants
 // made while the fetch was out are answered too when it covers them (a
 // drain that asked again after its tick), so they need no round of their
-// own. Each want answered with records holds rd, the fetch they are of.
-func (p *Pool) answer(low map[string]map[int32]int64, got map[string]map[int32][]*kgo.Record, errs map[string]error, rd *round) int {
+// own.
+func (p *Pool) answer(low map[string]map[int32]int64, got map[string]map[int32][]*kgo.Record, errs map[string]error) int {
 	n := 0
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -209,9 +200,6 @@ func (p *Pool) answer(low map[string]map[int32]int64, got map[string]map[int32][
 		f.records = join(runs)
 		if len(f.records) == 0 {
 			f.err = errs[w.topic]
-		} else {
-			rd.hold()
-			f.round = rd
 		}
 		if len(f.records) == 0 && f.err == nil {
 			continue

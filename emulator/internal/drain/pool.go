@@ -43,7 +43,6 @@ type Pool struct {
 	cl     *kgo.Client
 	adm    *kadm.Client
 	log    *slog.Logger
-	slabs  *recordSlabs // what fetched records are decoded into
 	cancel context.CancelFunc
 	done   chan struct{}
 
@@ -66,11 +65,9 @@ type want struct {
 }
 
 // fetched is the answer to a want: records in offset order per partition,
-// or the error of a partition. round, held for the want, is the fetch the
-// records are of: the holder releases it once done with them.
+// or the error of a partition.
 type fetched struct {
 	records []*kgo.Record
-	round   *round
 	err     error
 }
 
@@ -88,7 +85,7 @@ func NewPool(seeds []string, logger *slog.Logger, opts ...kgo.Opt) (*Pool, error
 		return nil, fmt.Errorf("connect drains: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Pool{cl: cl, adm: kadm.NewClient(cl), log: logger, cancel: cancel, done: make(chan struct{}), slabs: &recordSlabs{},
+	p := &Pool{cl: cl, adm: kadm.NewClient(cl), log: logger, cancel: cancel, done: make(chan struct{}),
 		wants: map[*want]struct{}{}, wake: make(chan struct{}, 1), leaders: map[string]map[int32]int32{},
 		readErr: map[string]error{}}
 	go func() {

@@ -103,7 +103,7 @@ func TestPoolAnswersEachWantFromItsPositions(t *testing.T) {
 	p.wants[both], p.wants[late] = struct{}{}, struct{}{}
 	part0 := recs(0, 5, 9)
 	got := map[string]map[int32][]*kgo.Record{"t": {0: part0[:4], 1: recs(1, 0, 2)}} // 9 left out
-	if n := p.answer(map[string]map[int32]int64{"t": {0: 5, 1: 0}}, got, nil, newRound(nil)); n != 2 {
+	if n := p.answer(map[string]map[int32]int64{"t": {0: 5, 1: 0}}, got, nil); n != 2 {
 		t.Fatalf("answered %d wants, want 2", n)
 	}
 	f := <-both.ch

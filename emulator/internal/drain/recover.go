@@ -22,7 +22,6 @@ func (e *PanicError) Error() string {
 // Skipper is implemented by sinks with a policy for a record they cannot
 // take (a Lakehouse parks it beside the table and counts it): Skip is
 // called for a record whose write panicked, and the drain then goes past it.
-// Like Sink.Write, Skip keeps no *kgo.Record once it returns.
 type Skipper interface {
 	Skip(ctx context.Context, r *kgo.Record, reason error) error
 }

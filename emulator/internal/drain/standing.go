@@ -28,7 +28,7 @@ func (s *standing) poll(ctx context.Context, topic string, from func() map[int32
 // drop withdraws a request still standing.
 func (s *standing) drop() {
 	if s.w != nil {
-		s.pool.withdraw(s.w).round.release()
+		s.pool.withdraw(s.w)
 		s.w = nil
 	}
 }
