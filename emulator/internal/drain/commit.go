@@ -15,7 +15,7 @@ const commitTimeout = 10 * time.Second
 // closeCommitWait is how long a closing drain waits for its last offsets
 // to reach the group before it gives up on them (the sink's resume points
 // make a lagging group harmless).
-const closeCommitWait = 5 * time.Second
+const closeCommitWait = 2 * time.Second
 
 // committer commits a drain's delivered offsets to its consumer group off
 // the delivery path: the sink's resume points already make a replay
