@@ -281,6 +281,10 @@ func convertFlatNumber(k kind, text string, out *flatValue) bool {
 		out.text = text
 		return true
 	case kLong:
+		if i, ok := parseShortInt(text); ok {
+			out.i = i
+			return true
+		}
 		if i, err := strconv.ParseInt(text, 10, 64); err == nil {
 			out.i = i
 			return true
@@ -289,6 +293,10 @@ func convertFlatNumber(k kind, text string, out *flatValue) bool {
 		out.i = i
 		return ok
 	case kDouble:
+		if f, ok := parseShortFloat(text); ok {
+			out.f = f
+			return true
+		}
 		f, err := strconv.ParseFloat(text, 64)
 		out.f = f
 		return err == nil && !math.IsInf(f, 0)
