@@ -75,7 +75,7 @@ func createDataFile(dir string, p *plan, n int, o *options, write func(*parquet.
 		}
 	}()
 	w := parquet.NewWriter(f, p.parquet,
-		parquet.Compression(&parquet.Snappy),
+		parquet.Compression(&fastSnappy{}),
 		parquet.DataPageVersion(1),
 		parquet.MaxRowsPerRowGroup(o.rowGroupRows),
 	)
