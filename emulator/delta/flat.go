@@ -177,8 +177,12 @@ func (f *flatBatch) plain(value []byte) bool {
 		f.slot[k] = j
 	}
 	for k, c := range f.p.root.children {
-		f.scalar[k] = flatValue{null: true}
-		if j := f.slot[k]; j >= 0 && !convertFlat(c.kind, f.members[j], &f.scalar[k]) {
+		j := f.slot[k]
+		if j < 0 {
+			f.scalar[k] = flatValue{null: true}
+			continue
+		}
+		if !convertFlat(c.kind, f.members[j], &f.scalar[k]) {
 			return false
 		}
 	}
