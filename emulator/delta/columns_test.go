@@ -55,7 +55,8 @@ func mixedBatch(n int) [][]byte {
 // A batch of record values converted column by column (the flat path)
 // writes, byte for byte, the data file that the same batch appended as
 // decoded rows writes row by row, with the same statistics and dropped
-// fields, and reads back as the same rows: with the default row groups and
+// fields, and reads back as the same rows (through this package's reader
+// and delta-rs): with the default row groups and
 // with row groups of a size that is no multiple of parquet-go's chunks.
 func TestColumnsWriteTheFileRowsWrite(t *testing.T) {
 	for _, groupRows := range []int64{1000, 128 * 1024} {
@@ -69,6 +70,7 @@ func TestColumnsWriteTheFileRowsWrite(t *testing.T) {
 			if d := reports[1].Dropped; len(d) != 1 || d[0].Path != "extra" || d[0].Count != n/9 {
 				t.Fatalf("dropped = %+v, want extra ×%d", d, n/9)
 			}
+			checkTable(t, dirs[1]) // delta-rs reads the rows and the statistics back
 			a, errA := delta.ReadTable(dirs[0])
 			b, errB := delta.ReadTable(dirs[1])
 			if errA != nil || errB != nil {
