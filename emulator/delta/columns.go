@@ -19,7 +19,7 @@ func (t *Table) writeColumns(p *plan, n int, cols [][]parquet.Value) (*dataFile,
 		return nil, fmt.Errorf("create table directory: %w", err)
 	}
 	groupRows := int(t.o.rowGroupRows)
-	return createDataFile(t.dir, p, n, &t.o, func(w *parquet.Writer) error {
+	return createDataFile(t.dir, p, n, &t.o, func(w *parquet.GenericWriter[any]) error {
 		return writeColumnGroups(w, cols, n, groupRows)
 	})
 }
@@ -28,7 +28,7 @@ func (t *Table) writeColumns(p *plan, n int, cols [][]parquet.Value) (*dataFile,
 // groups of groupRows rows: the same file as writeRowChunks writes from
 // the same rows, without making the rows (parquet-go would only take them
 // apart into columns again).
-func writeColumnGroups(w *parquet.Writer, cols [][]parquet.Value, n, groupRows int) error {
+func writeColumnGroups(w *parquet.GenericWriter[any], cols [][]parquet.Value, n, groupRows int) error {
 	starts := make([][]int, len(cols))
 	for k, col := range cols {
 		starts[k] = rowStarts(col, n)
