@@ -93,11 +93,10 @@ type flatBatch struct {
 	proj *projector
 	sh   shredder
 
-	cols   [][]parquet.Value // values of each Parquet column, row after row
-	direct bool              // levels are set in place (setLevels)
-	row    parquet.Row       // a shredded row's values (add)
-	n      int               // rows converted
-	errs   []error
+	cols [][]parquet.Value // values of each Parquet column, row after row
+	row  parquet.Row       // a shredded row's values (add)
+	n    int               // rows converted
+	errs []error
 }
 
 // flatValue is one converted value of a plain record.
@@ -120,7 +119,6 @@ func newFlatBatch(p *plan, n int) *flatBatch {
 		proj:   &projector{dropped: map[string]*DroppedField{}},
 		sh:     shredder{p: p},
 		cols:   make([][]parquet.Value, p.numLeafs),
-		direct: directLevels && p.numLeafs <= parquet.MaxColumnIndex+1,
 	}
 	for k := range f.cols {
 		f.cols[k] = takeValues(n)
@@ -208,38 +206,23 @@ func (f *flatBatch) column(j int, name []byte) (int, bool) {
 	return k, found
 }
 
-// emit appends the converted row's Parquet values to their columns,
-// counting them in the statistics as the shredder's appendText,
-// appendLong and appendDouble do.
+// emit appends the converted row's Parquet values to their columns.
 func (f *flatBatch) emit() {
 	for k, c := range f.p.root.children {
 		v := &f.scalar[k]
-		if v.null {
+		col := &f.cols[c.leaf]
+		switch {
+		case v.null:
 			f.nulls(c)
-			continue
+		case c.kind == kString:
+			*col = appendText(*col, c, v.text, 0)
+		case c.kind == kLong || c.kind == kTimestamp:
+			*col = appendLong(*col, c, v.i, 0)
+		case c.kind == kDouble:
+			*col = appendDouble(*col, c, v.f, 0)
+		case c.kind == kBoolean:
+			*col = append(*col, parquet.BooleanValue(v.b).Level(0, c.def, c.leaf))
 		}
-		var pv parquet.Value
-		switch c.kind {
-		case kString:
-			c.stats.str(v.text)
-			pv = parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(v.text), len(v.text)))
-		case kLong, kTimestamp:
-			c.stats.int(v.i)
-			pv = parquet.Int64Value(v.i)
-		case kDouble:
-			c.stats.float(v.f)
-			pv = parquet.DoubleValue(v.f)
-		case kBoolean:
-			pv = parquet.BooleanValue(v.b)
-		default:
-			continue // convertFlat takes no non-null value for a struct or an array
-		}
-		if f.direct {
-			setLevels(&pv, c.def, c.leaf)
-		} else {
-			pv = pv.Level(0, c.def, c.leaf)
-		}
-		f.cols[c.leaf] = append(f.cols[c.leaf], pv)
 	}
 	f.n++
 }
@@ -248,15 +231,11 @@ func (f *flatBatch) emit() {
 // its leaf columns, counted in the statistics as shredder.value counts it.
 func (f *flatBatch) nulls(c *column) {
 	for _, leaf := range c.leaves {
-		null := parquet.NullValue()
-		if f.direct {
-			setLevels(&null, c.def-1, leaf)
-		} else {
-			null = null.Level(0, c.def-1, leaf)
-		}
-		f.cols[leaf] = append(f.cols[leaf], null)
+		f.cols[leaf] = append(f.cols[leaf], parquet.NullValue().Level(0, c.def-1, leaf))
 	}
-	c.countNull()
+	if c.stats != nil {
+		c.countNull()
+	}
 }
 
 // convertFlat converts a plain member's value for a column of kind k by
