@@ -34,9 +34,34 @@ func shredRows(p *plan, aliases bool, batch []rows.Row) rowFunc {
 }
 
 // writeDataFile writes the n rows of a batch to a new Parquet file in dir
-// with the plan's schema: snappy, data page v1. The file name is unique (a
-// random UUID), so no file is ever overwritten.
-func writeDataFile(dir string, p *plan, n int, row rowFunc, o *options) (_ *dataFile, err error) {
+// with the plan's schema (createDataFile), row by row.
+func writeDataFile(dir string, p *plan, n int, row rowFunc, o *options) (*dataFile, error) {
+	return createDataFile(dir, p, n, o, func(w *parquet.GenericWriter[any]) error { return writeRowChunks(w, n, row) })
+}
+
+// writeRowChunks writes n rows to w, shredChunk rows at a time.
+func writeRowChunks(w *parquet.GenericWriter[any], n int, row rowFunc) error {
+	buf := make([]parquet.Row, min(shredChunk, n))
+	for start := 0; start < n; start += shredChunk {
+		chunk := buf[:min(shredChunk, n-start)]
+		for i := range chunk {
+			var err error
+			if chunk[i], err = row(chunk[i], start+i); err != nil {
+				return fmt.Errorf("shred row %d: %w", start+i, err)
+			}
+		}
+		if _, err := w.WriteRows(chunk); err != nil {
+			return fmt.Errorf("write rows: %w", err)
+		}
+	}
+	return nil
+}
+
+// createDataFile writes a new Parquet file of n rows in dir with the
+// plan's schema, snappy, data page v1, its values given by write. The file
+// name is unique (a random UUID), so no file is ever overwritten; a file
+// that fails is removed.
+func createDataFile(dir string, p *plan, n int, o *options, write func(*parquet.GenericWriter[any]) error) (_ *dataFile, err error) {
 	name := "part-00000-" + newUUID() + "-c000.snappy.parquet"
 	full := filepath.Join(dir, name)
 	f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -49,22 +74,13 @@ func writeDataFile(dir string, p *plan, n int, row rowFunc, o *options) (_ *data
 			_ = os.Remove(full)
 		}
 	}()
-	w := parquet.NewWriter(f, p.parquet,
-		parquet.Compression(&parquet.Snappy),
+	w := parquet.NewGenericWriter[any](f, p.parquet,
+		parquet.Compression(&fastSnappy{}),
 		parquet.DataPageVersion(1),
 		parquet.MaxRowsPerRowGroup(o.rowGroupRows),
 	)
-	buf := make([]parquet.Row, min(shredChunk, n))
-	for start := 0; start < n; start += shredChunk {
-		chunk := buf[:min(shredChunk, n-start)]
-		for i := range chunk {
-			if chunk[i], err = row(chunk[i], start+i); err != nil {
-				return nil, fmt.Errorf("shred row %d: %w", start+i, err)
-			}
-		}
-		if _, err := w.WriteRows(chunk); err != nil {
-			return nil, fmt.Errorf("write rows: %w", err)
-		}
+	if err := write(w); err != nil {
+		return nil, err
 	}
 	if err := w.Close(); err != nil {
 		return nil, fmt.Errorf("close parquet writer: %w", err)

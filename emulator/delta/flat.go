@@ -70,8 +70,7 @@ func (t *Table) stagePart(s Schema, batch []rows.Row, values [][]byte, lo, hi in
 	if len(f.errs) > 0 {
 		return flatPart{errs: f.errs}
 	}
-	rowOf := func(_ parquet.Row, i int) (parquet.Row, error) { return f.rows[i], nil }
-	df, err := t.writeRows(p, len(f.rows), rowOf)
+	df, err := t.writeColumns(p, f.n, f.cols)
 	f.release() // the writer copied what it kept
 	return flatPart{df: df, dropped: f.proj.report(), err: err}
 }
@@ -80,7 +79,8 @@ func (t *Table) stagePart(s Schema, batch []rows.Row, values [][]byte, lo, hi in
 // (stageFlat): a plain record (rows.ScanFlat) whose members all name
 // columns exactly goes straight to Parquet values; any other row is
 // decoded, projected and shredded as enforce and writeDataFile do, so the
-// rows, errors and dropped fields are the same either way.
+// rows, errors and dropped fields are the same either way. The values are
+// kept column by column, as writeColumns writes them.
 type flatBatch struct {
 	p       *plan
 	index   map[string]int // top-level column by exact name → root.children index
@@ -93,9 +93,10 @@ type flatBatch struct {
 	proj *projector
 	sh   shredder
 
-	values []parquet.Value // backing of the plain rows
-	rows   []parquet.Row
-	errs   []error
+	cols [][]parquet.Value // values of each Parquet column, row after row
+	row  parquet.Row       // a shredded row's values (add)
+	n    int               // rows converted
+	errs []error
 }
 
 // flatValue is one converted value of a plain record.
@@ -117,8 +118,10 @@ func newFlatBatch(p *plan, n int) *flatBatch {
 		root:   newShape("", StructOf(p.schema.Fields...)),
 		proj:   &projector{dropped: map[string]*DroppedField{}},
 		sh:     shredder{p: p},
-		values: takeValues(n * p.numLeafs),
-		rows:   takeRows(n),
+		cols:   make([][]parquet.Value, p.numLeafs),
+	}
+	for k := range f.cols {
+		f.cols[k] = takeValues(n)
 	}
 	for k, c := range p.root.children {
 		f.index[c.name] = k
@@ -141,12 +144,17 @@ func (f *flatBatch) add(i int, row rows.Row, value []byte) {
 		f.errs = append(f.errs, setRow(err, i))
 		return
 	}
-	pr, err := f.sh.shred(nil, projected)
+	pr, err := f.sh.shred(f.row, projected)
 	if err != nil {
 		f.errs = append(f.errs, setRow(err, i))
 		return
 	}
-	f.rows = append(f.rows, pr)
+	for _, v := range pr {
+		k := v.Column()
+		f.cols[k] = append(f.cols[k], v)
+	}
+	f.row = pr
+	f.n++
 }
 
 // plain converts a plain record whose members all name a column exactly
@@ -169,8 +177,12 @@ func (f *flatBatch) plain(value []byte) bool {
 		f.slot[k] = j
 	}
 	for k, c := range f.p.root.children {
-		f.scalar[k] = flatValue{null: true}
-		if j := f.slot[k]; j >= 0 && !convertFlat(c.kind, f.members[j], &f.scalar[k]) {
+		j := f.slot[k]
+		if j < 0 {
+			f.scalar[k] = flatValue{null: true}
+			continue
+		}
+		if !convertFlat(c.kind, f.members[j], &f.scalar[k]) {
 			return false
 		}
 	}
@@ -194,37 +206,36 @@ func (f *flatBatch) column(j int, name []byte) (int, bool) {
 	return k, found
 }
 
-// emit appends the converted row's Parquet values, in column order.
+// emit appends the converted row's Parquet values to their columns.
 func (f *flatBatch) emit() {
-	start := len(f.values)
 	for k, c := range f.p.root.children {
 		v := &f.scalar[k]
+		col := &f.cols[c.leaf]
 		switch {
 		case v.null:
-			f.values = appendNulls(f.values, c)
+			f.nulls(c)
 		case c.kind == kString:
-			f.values = appendText(f.values, c, v.text, 0)
+			*col = appendText(*col, c, v.text, 0)
 		case c.kind == kLong || c.kind == kTimestamp:
-			f.values = appendLong(f.values, c, v.i, 0)
+			*col = appendLong(*col, c, v.i, 0)
 		case c.kind == kDouble:
-			f.values = appendDouble(f.values, c, v.f, 0)
+			*col = appendDouble(*col, c, v.f, 0)
 		case c.kind == kBoolean:
-			f.values = append(f.values, parquet.BooleanValue(v.b).Level(0, c.def, c.leaf))
+			*col = append(*col, parquet.BooleanValue(v.b).Level(0, c.def, c.leaf))
 		}
 	}
-	f.rows = append(f.rows, f.values[start:len(f.values):len(f.values)])
+	f.n++
 }
 
-// appendNulls appends the null of top-level column c: one null value per
-// leaf, counted in the statistics as shredder.value counts it.
-func appendNulls(dst parquet.Row, c *column) parquet.Row {
+// nulls appends the null of top-level column c: one null value to each of
+// its leaf columns, counted in the statistics as shredder.value counts it.
+func (f *flatBatch) nulls(c *column) {
 	for _, leaf := range c.leaves {
-		dst = append(dst, parquet.NullValue().Level(0, c.def-1, leaf))
+		f.cols[leaf] = append(f.cols[leaf], parquet.NullValue().Level(0, c.def-1, leaf))
 	}
 	if c.stats != nil {
 		c.countNull()
 	}
-	return dst
 }
 
 // convertFlat converts a plain member's value for a column of kind k by
@@ -274,6 +285,10 @@ func convertFlatNumber(k kind, text string, out *flatValue) bool {
 		out.text = text
 		return true
 	case kLong:
+		if i, ok := parseShortInt(text); ok {
+			out.i = i
+			return true
+		}
 		if i, err := strconv.ParseInt(text, 10, 64); err == nil {
 			out.i = i
 			return true
@@ -282,6 +297,10 @@ func convertFlatNumber(k kind, text string, out *flatValue) bool {
 		out.i = i
 		return ok
 	case kDouble:
+		if f, ok := parseShortFloat(text); ok {
+			out.f = f
+			return true
+		}
 		f, err := strconv.ParseFloat(text, 64)
 		out.f = f
 		return err == nil && !math.IsInf(f, 0)

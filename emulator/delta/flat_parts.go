@@ -75,13 +75,10 @@ func mergeDropped(parts []flatPart) []DroppedField {
 	return out
 }
 
-// Buffers of plain rows' Parquet values, kept between batches: a batch's
-// are a megabyte or more, which is costly to allocate and clear afresh
-// each time.
-var (
-	valuesPool sync.Pool // *[]parquet.Value
-	rowsPool   sync.Pool // *[]parquet.Row
-)
+// Buffers of the Parquet values of a batch's columns, kept between batches:
+// a batch's are a megabyte or more, which is costly to allocate and clear
+// afresh each time.
+var valuesPool sync.Pool // *[]parquet.Value
 
 // takeValues returns an empty value buffer with room for n values.
 func takeValues(n int) []parquet.Value {
@@ -91,21 +88,14 @@ func takeValues(n int) []parquet.Value {
 	return make([]parquet.Value, 0, n)
 }
 
-// takeRows returns an empty row buffer with room for n rows.
-func takeRows(n int) []parquet.Row {
-	if b, ok := rowsPool.Get().(*[]parquet.Row); ok && cap(*b) >= n {
-		return (*b)[:0]
-	}
-	return make([]parquet.Row, 0, n)
-}
-
 // release gives f's buffers back once its rows are written; what they
 // point at (the record values) is cleared so the pool holds no record.
 func (f *flatBatch) release() {
-	clear(f.values)
-	clear(f.rows)
-	values, rows := f.values[:0], f.rows[:0]
-	valuesPool.Put(&values)
-	rowsPool.Put(&rows)
-	f.values, f.rows = nil, nil
+	for k, col := range f.cols {
+		clear(col)
+		col = col[:0]
+		valuesPool.Put(&col)
+		f.cols[k] = nil
+	}
+	clear(f.row)
 }
