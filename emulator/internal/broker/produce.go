@@ -27,14 +27,46 @@ func (e *ProduceError) Error() string {
 
 func (e *ProduceError) Unwrap() error { return e.Err }
 
+// Settings of the pooled producers.
+const (
+	producePoolIdle = 16 // idle producers kept for the next call
+	// maxCallRecords bounds one call's records (kgo.MaxBufferedRecords;
+	// with manual flushing more fail with kgo.ErrMaxBuffered): above any
+	// count the produce route's 16 MiB body can hold.
+	maxCallRecords = 16 << 20
+)
+
+// producerOpts are the settings of a pooled producer: nothing leaves before
+// the call's Flush, which sends the call's batches, one per partition, in
+// one Produce request (callPartitioner), with acks=all from an idempotent
+// producer.
+func producerOpts() []kgo.Opt {
+	return []kgo.Opt{
+		kgo.ManualFlushing(),
+		kgo.RecordPartitioner(callPartitioner{}),
+		producerAcks(),
+		kgo.MaxBufferedRecords(maxCallRecords),
+		kgo.RequestRetries(3),
+	}
+}
+
 // Produce writes records to topic in one batched call and returns, in the
 // same order, where each landed. Records keep their Key, Value, Headers and
-// Timestamp; their Topic is set here.
+// Timestamp; their Topic is set here. The call has a producer of its own
+// that sends nothing before all its records are buffered: records up to one
+// batch (ProducerBatchMaxBytes, about 1 MB) leave in one Produce request,
+// unkeyed ones on one partition, keyed ones on their key's partition; a
+// bigger call puts a batch on each partition in that request, and what
+// does not fit follows in later requests.
 func (b *Broker) Produce(ctx context.Context, topic string, records []*kgo.Record) ([]Position, error) {
 	if !b.Enabled() {
 		return nil, ErrNoBroker
 	}
 	if err := b.EnsureTopic(ctx, topic); err != nil {
+		return nil, err
+	}
+	cl, err := b.producers.get()
+	if err != nil {
 		return nil, err
 	}
 	for _, r := range records {
@@ -57,18 +89,33 @@ func (b *Broker) Produce(ctx context.Context, topic string, records []*kgo.Recor
 		}
 	}
 	for _, r := range records {
-		b.client.Produce(ctx, r, promise)
+		cl.Produce(ctx, r, promise)
 	}
-	select {
-	case <-done:
-	case <-ctx.Done():
-		mu.Lock()
-		defer mu.Unlock()
-		if pending > 0 {
-			return nil, &ProduceError{Failed: pending, Total: len(records),
-				Err: fmt.Errorf("%d records not acknowledged in time and may still be written: %w", pending, ctx.Err())}
+	if len(records) == 0 {
+		close(done)
+	}
+	if cl.Flush(ctx) == nil {
+		select { // a record failed before buffering may still be promising
+		case <-done:
+		case <-ctx.Done():
 		}
 	}
+	mu.Lock()
+	defer mu.Unlock()
+	if pending > 0 {
+		// The producer may still hold records: it is not lent again. Closing
+		// it fails those not sent; those in flight may land.
+		go cl.Close()
+		return nil, &ProduceError{Failed: pending, Total: len(records),
+			Err: fmt.Errorf("%d records not acknowledged in time and may still be written: %w", pending, ctx.Err())}
+	}
+	b.producers.put(cl)
+	return positions(records, failures)
+}
+
+// positions answers where records landed, or the ProduceError naming how
+// many failed and the first failure.
+func positions(records []*kgo.Record, failures map[*kgo.Record]error) ([]Position, error) {
 	pos := make([]Position, len(records))
 	failed := 0
 	var first error
