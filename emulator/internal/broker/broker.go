@@ -165,7 +165,8 @@ func connect(kind string, seeds []string, opts []Option) (*Broker, error) {
 	}
 	b.client, b.admin = cl, kadm.NewClient(cl)
 	b.fetchers = &clientPool{name: "fetch", opts: b.ClientOpts(), keep: fetchPoolIdle}
-	b.producers = &clientPool{name: "produce", opts: append(b.ClientOpts(), producerOpts()...), keep: producePoolIdle}
+	b.producers = &clientPool{name: "produce", opts: append(b.ClientOpts(), producerOpts()...),
+		keep: producers, max: producers, settle: producerSettle}
 	return b, nil
 }
 

@@ -1,9 +1,13 @@
 package broker
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -66,52 +70,57 @@ func (l *produceLog) request(p int32, o int64) int {
 	return -1
 }
 
-// TestProduceCallIsOneRequest: eight concurrent Produce calls of 500
-// unkeyed records each into a topic of four partitions. Every call lands
+// TestProduceCallIsOneRequest: three rounds of eight concurrent Produce
+// calls of 500 unkeyed records each into a topic of four partitions (the
+// later rounds on producers the earlier ones returned). Every call lands
 // as one contiguous run of offsets on one partition, added by one Produce
 // request, so a reader that fetches between two requests (a drain) sees
 // all of a call or none of it. Before the pooled producers, the first
 // record of a call left alone in a request of its own (no linger) and the
 // rest followed in the next ones.
 func TestProduceCallIsOneRequest(t *testing.T) {
-	const topic, calls, n = "one-batch", 8, 500
+	const topic, rounds, calls, n = "one-batch", 3, 8, 500
 	b := embeddedTopic(t, topic, 4)
 	log := observe(b)
-	pos := make([][]Position, calls)
-	errs := make([]error, calls)
-	var wg sync.WaitGroup
-	for c := range calls {
-		wg.Go(func() {
-			recs := make([]*kgo.Record, n)
-			for i := range recs {
-				recs[i] = &kgo.Record{Value: fmt.Appendf(nil, `{"call":%d,"i":%d}`, c, i)}
-			}
-			pos[c], errs[c] = b.Produce(t.Context(), topic, recs)
-		})
-	}
-	wg.Wait()
-	for c := range calls {
-		if errs[c] != nil {
-			t.Fatalf("call %d: %v", c, errs[c])
+	var pos [][]Position
+	for range rounds {
+		round := make([][]Position, calls)
+		errs := make([]error, calls)
+		var wg sync.WaitGroup
+		for c := range calls {
+			wg.Go(func() {
+				recs := make([]*kgo.Record, n)
+				for i := range recs {
+					recs[i] = &kgo.Record{Value: fmt.Appendf(nil, `{"call":%d,"i":%d}`, c, i)}
+				}
+				round[c], errs[c] = b.Produce(t.Context(), topic, recs)
+			})
 		}
-		first := pos[c][0]
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+		pos = append(pos, round...)
+	}
+	for c, call := range pos {
+		first := call[0]
 		req := log.request(first.Partition, first.Offset)
-		for i, p := range pos[c] {
+		for i, p := range call {
 			if p.Partition != first.Partition || p.Offset != first.Offset+int64(i) {
-				t.Fatalf("call %d record %d at %d/%d, want %d/%d (one contiguous run on one partition)",
-					c, i, p.Partition, p.Offset, first.Partition, first.Offset+int64(i))
+				t.Fatalf("call %d record %d at %d/%d, want %d/%d (one contiguous run on one partition); records per request and partition: %v",
+					c, i, p.Partition, p.Offset, first.Partition, first.Offset+int64(i), log.reqs)
 			}
 			if r := log.request(p.Partition, p.Offset); r != req {
 				t.Fatalf("call %d: record 0 came in Produce request %d, record %d in request %d (%d requests for %d calls)",
-					c, req, i, r, len(log.reqs), calls)
+					c, req, i, r, len(log.reqs), len(pos))
 			}
 		}
 		if got := log.reqs[req][first.Partition]; got != n {
 			t.Fatalf("call %d: its request added %d records to partition %d, want %d", c, got, first.Partition, n)
 		}
 	}
-	if len(log.reqs) != calls {
-		t.Fatalf("%d Produce requests for %d calls, want one each", len(log.reqs), calls)
+	if len(log.reqs) != len(pos) {
+		t.Fatalf("%d Produce requests for %d calls, want one each", len(log.reqs), len(pos))
 	}
 }
 
@@ -203,5 +212,29 @@ func TestProduceCallOverOneBatch(t *testing.T) {
 	}
 	if len(runs) < 3 {
 		t.Fatalf("3 MB on %d partitions, want a batch of at most 1 MB on each of 3 or more", len(runs))
+	}
+}
+
+// TestProduceUnansweredCallFailsInTime: the broker never answers a call's
+// Produce request; when the call's context ends it fails with a
+// ProduceError counting every record as not acknowledged, and the next call
+// (on another producer: the stuck one is not lent again) lands.
+func TestProduceUnansweredCallFailsInTime(t *testing.T) {
+	const topic = "unanswered"
+	b := embeddedTopic(t, topic, 4)
+	b.cluster.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		return nil, nil, true // handled, never answered (once)
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+	defer cancel()
+	recs := []*kgo.Record{{Value: []byte("a")}, {Value: []byte("b")}}
+	_, err := b.Produce(ctx, topic, recs)
+	var pe *ProduceError
+	if !errors.As(err, &pe) || pe.Failed != 2 || pe.Total != 2 || !strings.Contains(err.Error(), "may still be written") {
+		t.Fatalf("unanswered produce: %v, want a ProduceError of 2 of 2 that may still be written", err)
+	}
+	pos, err := b.Produce(t.Context(), topic, []*kgo.Record{{Value: []byte("c")}})
+	if err != nil || len(pos) != 1 || pos[0].Offset < 0 {
+		t.Fatalf("next produce: %v %v", pos, err)
 	}
 }

@@ -27,33 +27,12 @@ func (e *ProduceError) Error() string {
 
 func (e *ProduceError) Unwrap() error { return e.Err }
 
-// Settings of the pooled producers.
-const (
-	producePoolIdle = 16 // idle producers kept for the next call
-	// maxCallRecords bounds one call's records (kgo.MaxBufferedRecords;
-	// with manual flushing more fail with kgo.ErrMaxBuffered): above any
-	// count the produce route's 16 MiB body can hold.
-	maxCallRecords = 16 << 20
-)
-
-// producerOpts are the settings of a pooled producer: nothing leaves before
-// the call's Flush, which sends the call's batches, one per partition, in
-// one Produce request (callPartitioner), with acks=all from an idempotent
-// producer.
-func producerOpts() []kgo.Opt {
-	return []kgo.Opt{
-		kgo.ManualFlushing(),
-		kgo.RecordPartitioner(callPartitioner{}),
-		producerAcks(),
-		kgo.MaxBufferedRecords(maxCallRecords),
-		kgo.RequestRetries(3),
-	}
-}
-
 // Produce writes records to topic in one batched call and returns, in the
 // same order, where each landed. Records keep their Key, Value, Headers and
-// Timestamp; their Topic is set here. The call has a producer of its own
-// that sends nothing before all its records are buffered: records up to one
+// Timestamp; their Topic and Context are set here. The call has a producer
+// of its own that sends nothing before all its records are buffered (and
+// partitioned, which waits for the topic's metadata on a producer new to
+// it): records up to one
 // batch (ProducerBatchMaxBytes, about 1 MB) leave in one Produce request,
 // unkeyed ones on one partition, keyed ones on their key's partition; a
 // bigger call puts a batch on each partition in that request, and what
@@ -65,12 +44,9 @@ func (b *Broker) Produce(ctx context.Context, topic string, records []*kgo.Recor
 	if err := b.EnsureTopic(ctx, topic); err != nil {
 		return nil, err
 	}
-	cl, err := b.producers.get()
+	cl, err := b.producers.get(ctx)
 	if err != nil {
-		return nil, err
-	}
-	for _, r := range records {
-		r.Topic = topic
+		return nil, &ProduceError{Failed: len(records), Total: len(records), Err: err}
 	}
 	// Wait for every acknowledgement, but no longer than ctx: a record still
 	// unacknowledged then counts as failed (and the error says it may yet land).
@@ -78,21 +54,31 @@ func (b *Broker) Produce(ctx context.Context, topic string, records []*kgo.Recor
 	failures := map[*kgo.Record]error{}
 	pending := len(records)
 	done := make(chan struct{})
+	buffered := newCallWait(len(records))
 	promise := func(r *kgo.Record, err error) { // one for all records
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
 			failures[r] = err
+			buffered.settle() // failed before buffering, as a rule
 		}
 		if pending--; pending == 0 {
 			close(done)
 		}
 	}
+	rctx := buffered.into(ctx)
 	for _, r := range records {
-		cl.Produce(ctx, r, promise)
+		r.Topic, r.Context = topic, rctx
+		cl.Produce(rctx, r, promise)
 	}
 	if len(records) == 0 {
 		close(done)
+	}
+	// Flush once every record is partitioned: records waiting for the
+	// topic's metadata would otherwise leave as they are partitioned.
+	select {
+	case <-buffered.ready:
+	case <-ctx.Done():
 	}
 	if cl.Flush(ctx) == nil {
 		select { // a record failed before buffering may still be promising
@@ -104,8 +90,9 @@ func (b *Broker) Produce(ctx context.Context, topic string, records []*kgo.Recor
 	defer mu.Unlock()
 	if pending > 0 {
 		// The producer may still hold records: it is not lent again. Closing
-		// it fails those not sent; those in flight may land.
-		go cl.Close()
+		// it fails those not sent; those in flight may land. (A call that
+		// waited in vain for a producer sent nothing: see get.)
+		b.producers.discard(cl)
 		return nil, &ProduceError{Failed: pending, Total: len(records),
 			Err: fmt.Errorf("%d records not acknowledged in time and may still be written: %w", pending, ctx.Err())}
 	}
