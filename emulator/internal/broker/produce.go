@@ -29,14 +29,13 @@ func (e *ProduceError) Unwrap() error { return e.Err }
 
 // Produce writes records to topic in one batched call and returns, in the
 // same order, where each landed. Records keep their Key, Value, Headers and
-// Timestamp; their Topic and Context are set here. The call has a producer
-// of its own that sends nothing before all its records are buffered (and
-// partitioned, which waits for the topic's metadata on a producer new to
-// it): records up to one
-// batch (ProducerBatchMaxBytes, about 1 MB) leave in one Produce request,
-// unkeyed ones on one partition, keyed ones on their key's partition; a
-// bigger call puts a batch on each partition in that request, and what
-// does not fit follows in later requests.
+// Timestamp; their Topic and Context are set here. The call has a pooled
+// producer of its own that sends nothing before every record is
+// partitioned: records up to one batch per partition (ProducerBatchMaxBytes,
+// about 1 MB) leave in one Produce request, unkeyed ones on one partition,
+// keyed ones on their key's; a bigger unkeyed call puts a batch on each
+// further partition in that request, and what does not fit follows in later
+// requests, in order.
 func (b *Broker) Produce(ctx context.Context, topic string, records []*kgo.Record) ([]Position, error) {
 	if !b.Enabled() {
 		return nil, ErrNoBroker
@@ -48,8 +47,22 @@ func (b *Broker) Produce(ctx context.Context, topic string, records []*kgo.Recor
 	if err != nil {
 		return nil, &ProduceError{Failed: len(records), Total: len(records), Err: err}
 	}
-	// Wait for every acknowledgement, but no longer than ctx: a record still
-	// unacknowledged then counts as failed (and the error says it may yet land).
+	failures, pending := send(ctx, cl, topic, records)
+	if pending > 0 {
+		// The producer may still hold records: it is not lent again. Closing
+		// it fails those not sent; those in flight may land.
+		b.producers.discard(cl)
+		return nil, &ProduceError{Failed: pending, Total: len(records),
+			Err: fmt.Errorf("%d records not acknowledged in time and may still be written: %w", pending, ctx.Err())}
+	}
+	b.producers.put(cl)
+	return positions(records, failures)
+}
+
+// send produces records to topic on cl, then flushes, and waits for every
+// acknowledgement but no longer than ctx. It returns the records that
+// failed, and how many were not acknowledged in time.
+func send(ctx context.Context, cl *kgo.Client, topic string, records []*kgo.Record) (map[*kgo.Record]error, int) {
 	var mu sync.Mutex
 	failures := map[*kgo.Record]error{}
 	pending := len(records)
@@ -89,15 +102,9 @@ func (b *Broker) Produce(ctx context.Context, topic string, records []*kgo.Recor
 	mu.Lock()
 	defer mu.Unlock()
 	if pending > 0 {
-		// The producer may still hold records: it is not lent again. Closing
-		// it fails those not sent; those in flight may land. (A call that
-		// waited in vain for a producer sent nothing: see get.)
-		b.producers.discard(cl)
-		return nil, &ProduceError{Failed: pending, Total: len(records),
-			Err: fmt.Errorf("%d records not acknowledged in time and may still be written: %w", pending, ctx.Err())}
+		return nil, pending
 	}
-	b.producers.put(cl)
-	return positions(records, failures)
+	return failures, 0
 }
 
 // positions answers where records landed, or the ProduceError naming how
