@@ -23,9 +23,9 @@ type clientPool struct {
 	settle time.Duration
 
 	mu     sync.Mutex
-	idle   []idleClient // oldest first
-	made   int          // clients that exist, lent or idle
-	freed  chan struct{}
+	idle   []idleClient  // oldest first
+	made   int           // clients that exist, lent or idle
+	freed  chan struct{} // closed by signal
 	closed bool
 }
 
@@ -39,14 +39,14 @@ type idleClient struct {
 // enough, else a new one; at the bound it waits while ctx lasts.
 func (p *clientPool) get(ctx context.Context) (*kgo.Client, error) {
 	for {
-		cl, wait, err := p.take()
+		cl, wait, freed, err := p.take()
 		if cl != nil || err != nil {
 			return cl, err
 		}
 		timer := time.NewTimer(wait)
 		select {
 		case <-timer.C:
-		case <-p.freedCh():
+		case <-freed:
 		case <-ctx.Done():
 			timer.Stop()
 			return nil, fmt.Errorf("wait for a %s client: %w", p.name, ctx.Err())
@@ -55,51 +55,44 @@ func (p *clientPool) get(ctx context.Context) (*kgo.Client, error) {
 	}
 }
 
-// take lends a rested idle client or a new one, or says how long to wait.
-func (p *clientPool) take() (*kgo.Client, time.Duration, error) {
+// take lends a rested idle client or a new one, or says how long to wait
+// at most and what closes when a client returns or goes.
+func (p *clientPool) take() (*kgo.Client, time.Duration, <-chan struct{}, error) {
 	p.mu.Lock()
 	now := time.Now()
 	if len(p.idle) > 0 && now.Sub(p.idle[0].since) >= p.settle {
 		cl := p.idle[0].cl
 		p.idle = p.idle[1:]
 		p.mu.Unlock()
-		return cl, 0, nil
+		return cl, 0, nil, nil
 	}
 	if p.max > 0 && p.made >= p.max {
 		wait := time.Second // until a client is returned
 		if len(p.idle) > 0 {
 			wait = p.settle - now.Sub(p.idle[0].since)
 		}
+		if p.freed == nil {
+			p.freed = make(chan struct{})
+		}
+		freed := p.freed
 		p.mu.Unlock()
-		return nil, wait, nil
+		return nil, wait, freed, nil
 	}
 	p.made++
 	p.mu.Unlock()
 	cl, err := kgo.NewClient(p.opts...)
 	if err != nil {
 		p.gone()
-		return nil, 0, fmt.Errorf("start %s client: %w", p.name, err)
+		return nil, 0, nil, fmt.Errorf("start %s client: %w", p.name, err)
 	}
-	return cl, 0, nil
+	return cl, 0, nil, nil
 }
 
-// freedCh is closed or signalled when a client returns or goes.
-func (p *clientPool) freedCh() <-chan struct{} {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.freed == nil {
-		p.freed = make(chan struct{}, 1)
-	}
-	return p.freed
-}
-
-// signal wakes one waiting get; p.mu is held.
+// signal wakes the waiting gets; p.mu is held.
 func (p *clientPool) signal() {
 	if p.freed != nil {
-		select {
-		case p.freed <- struct{}{}:
-		default:
-		}
+		close(p.freed)
+		p.freed = nil
 	}
 }
 
