@@ -41,12 +41,13 @@ type Broker struct {
 	client     *kgo.Client
 	admin      *kadm.Client
 	partitions int32
-	replicas   int16    // WithReplicationFactor; 0: min(3, brokers)
-	minInsync  int      // WithMinInsyncReplicas; 0: 2 with three brokers or more
-	known      sync.Map // topic → struct{}: topics known to exist
-	leaders    sync.Map // topic → map[int32]int32: partition leaders (listOffsetsDirect)
-	fetchers   *fetchPool
-	health     health // TopicHealth's answers
+	replicas   int16       // WithReplicationFactor; 0: min(3, brokers)
+	minInsync  int         // WithMinInsyncReplicas; 0: 2 with three brokers or more
+	known      sync.Map    // topic → struct{}: topics known to exist
+	leaders    sync.Map    // topic → map[int32]int32: partition leaders (listOffsetsDirect)
+	fetchers   *clientPool // range reads (fetch.go)
+	producers  *clientPool // produce calls (produce.go)
+	health     health      // TopicHealth's answers
 	// brokersSeen is the most brokers the cluster's metadata has listed.
 	brokersSeen atomic.Int32
 	security    kafkaconfig.Config // TLS and SASL of an external cluster
@@ -158,17 +159,14 @@ func connect(kind string, seeds []string, opts []Option) (*Broker, error) {
 	if kind == "embedded" && b.security.Secured() {
 		return nil, errors.New("connect kafka: security settings (--kafka-config) need an external cluster (--kafka host:port)")
 	}
-	cl, err := kgo.NewClient(append(b.ClientOpts(),
-		kgo.ProducerLinger(0),
-		producerAcks(),
-		kgo.MaxBufferedRecords(1_000_000),
-		kgo.RequestRetries(3),
-	)...)
+	cl, err := kgo.NewClient(append(b.ClientOpts(), kgo.RequestRetries(3))...)
 	if err != nil {
 		return nil, fmt.Errorf("connect kafka: %w", err)
 	}
 	b.client, b.admin = cl, kadm.NewClient(cl)
-	b.fetchers = &fetchPool{opts: b.ClientOpts()}
+	b.fetchers = &clientPool{name: "fetch", opts: b.ClientOpts(), keep: fetchPoolIdle}
+	b.producers = &clientPool{name: "produce", opts: append(b.ClientOpts(), producerOpts()...),
+		keep: producers, max: producers, settle: producerSettle}
 	return b, nil
 }
 
@@ -213,6 +211,7 @@ func (b *Broker) Bootstrap() []string { return append([]string(nil), b.seeds...)
 func (b *Broker) Close() {
 	if b.fetchers != nil {
 		b.fetchers.close()
+		b.producers.close()
 	}
 	if b.client != nil {
 		b.client.Close()
@@ -294,6 +293,7 @@ func (b *Broker) DeleteTopic(ctx context.Context, topic string) error {
 	}
 	b.known.Delete(topic)
 	b.leaders.Delete(topic)
+	b.producers.forget(topic)
 	resp, err := b.admin.DeleteTopic(ctx, topic)
 	if err == nil {
 		err = resp.Err

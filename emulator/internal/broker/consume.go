@@ -62,7 +62,7 @@ func (b *Broker) Consume(ctx context.Context, topic string, r Range) (*Batch, er
 	if err := b.EnsureTopic(ctx, topic); err != nil {
 		return nil, err
 	}
-	cl, err := b.fetchers.get()
+	cl, err := b.fetchers.get(ctx)
 	if err != nil {
 		return nil, err
 	}

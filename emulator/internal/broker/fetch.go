@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -21,57 +20,6 @@ const (
 	fetchMaxPartitionBytes = 16 << 20
 	fetchPoolIdle          = 8 // idle fetch clients kept for the next read
 )
-
-// fetchPool lends long-lived clients to range reads. Each read has its own
-// client while it runs, so one read's long poll never queues another's
-// fetch behind it on a shared connection.
-type fetchPool struct {
-	opts   []kgo.Opt // seeds and security
-	mu     sync.Mutex
-	idle   []*kgo.Client
-	closed bool
-}
-
-// get returns an idle client, or a new one.
-func (p *fetchPool) get() (*kgo.Client, error) {
-	p.mu.Lock()
-	if n := len(p.idle); n > 0 {
-		cl := p.idle[n-1]
-		p.idle = p.idle[:n-1]
-		p.mu.Unlock()
-		return cl, nil
-	}
-	p.mu.Unlock()
-	cl, err := kgo.NewClient(p.opts...)
-	if err != nil {
-		return nil, fmt.Errorf("start fetch client: %w", err)
-	}
-	return cl, nil
-}
-
-// put keeps cl for the next read, or closes it when enough are idle.
-func (p *fetchPool) put(cl *kgo.Client) {
-	p.mu.Lock()
-	if !p.closed && len(p.idle) < fetchPoolIdle {
-		p.idle = append(p.idle, cl)
-		cl = nil
-	}
-	p.mu.Unlock()
-	if cl != nil {
-		cl.Close()
-	}
-}
-
-// close closes the idle clients; clients lent out close when returned.
-func (p *fetchPool) close() {
-	p.mu.Lock()
-	idle := p.idle
-	p.idle, p.closed = nil, true
-	p.mu.Unlock()
-	for _, cl := range idle {
-		cl.Close()
-	}
-}
 
 // fetchRange reads the records from the partitions' from offsets up to their
 // stop offsets, r.MaxRecords at most and waiting r.Timeout at most, advancing

@@ -29,7 +29,7 @@ func TestListOffsetsDirectMatchesAdmin(t *testing.T) {
 	if _, err := b.Produce(ctx, topic, recs); err != nil {
 		t.Fatal(err)
 	}
-	cl, err := b.fetchers.get()
+	cl, err := b.fetchers.get(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestListOffsetsForgetsStaleLeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := at[0].Partition
-	cl, err := b.fetchers.get()
+	cl, err := b.fetchers.get(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,13 @@ func (e *ProduceError) Unwrap() error { return e.Err }
 
 // Produce writes records to topic in one batched call and returns, in the
 // same order, where each landed. Records keep their Key, Value, Headers and
-// Timestamp; their Topic is set here.
+// Timestamp; their Topic and Context are set here. The call has a pooled
+// producer of its own that sends nothing before every record is
+// partitioned: records up to one batch per partition (ProducerBatchMaxBytes,
+// about 1 MB) leave in one Produce request, unkeyed ones on one partition,
+// keyed ones on their key's; a bigger unkeyed call puts a batch on each
+// further partition in that request, and what does not fit follows in later
+// requests, in order.
 func (b *Broker) Produce(ctx context.Context, topic string, records []*kgo.Record) ([]Position, error) {
 	if !b.Enabled() {
 		return nil, ErrNoBroker
@@ -37,38 +43,73 @@ func (b *Broker) Produce(ctx context.Context, topic string, records []*kgo.Recor
 	if err := b.EnsureTopic(ctx, topic); err != nil {
 		return nil, err
 	}
-	for _, r := range records {
-		r.Topic = topic
+	cl, err := b.producers.get(ctx)
+	if err != nil {
+		return nil, &ProduceError{Failed: len(records), Total: len(records), Err: err}
 	}
-	// Wait for every acknowledgement, but no longer than ctx: a record still
-	// unacknowledged then counts as failed (and the error says it may yet land).
+	failures, pending := send(ctx, cl, topic, records)
+	if pending > 0 {
+		// The producer may still hold records: it is not lent again. Closing
+		// it fails those not sent; those in flight may land.
+		b.producers.discard(cl)
+		return nil, &ProduceError{Failed: pending, Total: len(records),
+			Err: fmt.Errorf("%d records not acknowledged in time and may still be written: %w", pending, ctx.Err())}
+	}
+	b.producers.put(cl)
+	return positions(records, failures)
+}
+
+// send produces records to topic on cl, then flushes, and waits for every
+// acknowledgement but no longer than ctx. It returns the records that
+// failed, and how many were not acknowledged in time.
+func send(ctx context.Context, cl *kgo.Client, topic string, records []*kgo.Record) (map[*kgo.Record]error, int) {
 	var mu sync.Mutex
 	failures := map[*kgo.Record]error{}
 	pending := len(records)
 	done := make(chan struct{})
+	buffered := newCallWait(len(records))
 	promise := func(r *kgo.Record, err error) { // one for all records
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
 			failures[r] = err
+			buffered.settle() // failed before buffering, as a rule
 		}
 		if pending--; pending == 0 {
 			close(done)
 		}
 	}
+	rctx := buffered.into(ctx)
 	for _, r := range records {
-		b.client.Produce(ctx, r, promise)
+		r.Topic, r.Context = topic, rctx
+		cl.Produce(rctx, r, promise)
 	}
+	if len(records) == 0 {
+		close(done)
+	}
+	// Flush once every record is partitioned: records waiting for the
+	// topic's metadata would otherwise leave as they are partitioned.
 	select {
-	case <-done:
+	case <-buffered.ready:
 	case <-ctx.Done():
-		mu.Lock()
-		defer mu.Unlock()
-		if pending > 0 {
-			return nil, &ProduceError{Failed: pending, Total: len(records),
-				Err: fmt.Errorf("%d records not acknowledged in time and may still be written: %w", pending, ctx.Err())}
+	}
+	if cl.Flush(ctx) == nil {
+		select { // a record failed before buffering may still be promising
+		case <-done:
+		case <-ctx.Done():
 		}
 	}
+	mu.Lock()
+	defer mu.Unlock()
+	if pending > 0 {
+		return nil, pending
+	}
+	return failures, 0
+}
+
+// positions answers where records landed, or the ProduceError naming how
+// many failed and the first failure.
+func positions(records []*kgo.Record, failures map[*kgo.Record]error) ([]Position, error) {
 	pos := make([]Position, len(records))
 	failed := 0
 	var first error
