@@ -44,7 +44,8 @@ type partitionSummary struct {
 // keyBase64/valueBase64 for bytes that are not text).
 //
 // Behaviour: the whole body is validated before anything is written; the
-// batch goes to Kafka in one ProduceSync; the answer lists where every event
+// batch goes to Kafka in one Produce request (broker.Produce: up to one
+// record batch per partition); the answer lists where every event
 // landed. A string value is sent as its UTF-8 bytes, any other JSON value as
 // its compact serialisation, and null as a Kafka null value (a tombstone).
 func (a *API) produce(c *call) error {

@@ -20,7 +20,7 @@ const (
 	// pass follows the request at once, so a producer that rested for a
 	// while has none left, and producers take turns (the one that rested
 	// longest goes next).
-	producerSettle = 20 * time.Millisecond
+	producerSettle = 50 * time.Millisecond
 	// maxCallRecords bounds one call's records (kgo.MaxBufferedRecords;
 	// with manual flushing more fail with kgo.ErrMaxBuffered): above any
 	// count the produce route's 16 MiB body can hold.
