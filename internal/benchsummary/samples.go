@@ -81,20 +81,6 @@ func (s samples) values(bench, unit string) []float64 {
 	return s[bench][unit]
 }
 
-// ratios pairs the k-th value of a with the k-th of b (the k-th
-// repetitions, which one go test run makes minutes apart at most) and
-// returns each a/b.
-func (s samples) ratios(a, b, unit string) []float64 {
-	x, y := s.values(a, unit), s.values(b, unit)
-	out := make([]float64, 0, min(len(x), len(y)))
-	for i := range min(len(x), len(y)) {
-		if y[i] != 0 {
-			out = append(out, x[i]/y[i])
-		}
-	}
-	return out
-}
-
 // median of vs; ok is false for none.
 func median(vs []float64) (m float64, ok bool) {
 	if len(vs) == 0 {

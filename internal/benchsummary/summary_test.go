@@ -13,19 +13,12 @@ import (
 const sampleRun = `goos: linux
 goarch: amd64
 pkg: github.com/fabrictest/fabrictest/emulator
-BenchmarkRatios/produce/http-2         	    1000	   1000000 ns/op	    600000 events/s
-BenchmarkRatios/produce/raw-2          	    1000	    500000 ns/op	   1000000 events/s
-produce: http 600000 events/s, raw 1000000 events/s, ratio 60.0%
-BenchmarkRatios/consume/http-2         	    1000	   1000000 ns/op	    100000 events/s
-BenchmarkRatios/consume/raw-2          	    1000	    500000 ns/op	   1000000 events/s
-BenchmarkRatios/produce/http-2         	    1000	   1000000 ns/op	    200000 events/s
-BenchmarkRatios/produce/raw-2          	    1000	    500000 ns/op	   1000000 events/s
-BenchmarkRatios/consume/http-2         	    1000	   1000000 ns/op	    900000 events/s
-BenchmarkRatios/consume/raw-2          	    1000	    500000 ns/op	   1000000 events/s
-BenchmarkRatios/produce/http-2         	    1000	   1000000 ns/op	    550000 events/s
-BenchmarkRatios/produce/raw-2          	    1000	    500000 ns/op	   1000000 events/s
-BenchmarkRatios/consume/http-2         	    1000	   1000000 ns/op	    300000 events/s
-BenchmarkRatios/consume/raw-2          	    1000	    500000 ns/op	   1000000 events/s
+BenchmarkRatios/produce-2         	      15	 200000000 ns/op	    600000 http-events/s	   1000000 raw-events/s	        60.0 http/raw-%
+BenchmarkRatios/consume-2         	      15	 200000000 ns/op	    100000 http-events/s	   1000000 raw-events/s	        10.0 http/raw-%
+BenchmarkRatios/produce-2         	      15	 200000000 ns/op	    200000 http-events/s	   1000000 raw-events/s	        20.0 http/raw-%
+BenchmarkRatios/consume-2         	      15	 200000000 ns/op	    900000 http-events/s	   1000000 raw-events/s	        90.0 http/raw-%
+BenchmarkRatios/produce-2         	      15	 200000000 ns/op	    550000 http-events/s	   1000000 raw-events/s	        55.0 http/raw-%
+BenchmarkRatios/consume-2         	      15	 200000000 ns/op	    300000 http-events/s	   1000000 raw-events/s	        30.0 http/raw-%
 PASS
 BenchmarkDrainToDelta-2       	       1	7092270334 ns/op	       207.8 peak-RSS-MB	    162164 rows/s
 BenchmarkDrainToDelta-2       	drain: 1000000 events topic→Delta in 4.127s = 242322 rows/s; peak RSS 240 MB

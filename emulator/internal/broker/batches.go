@@ -21,8 +21,9 @@ var codecNames = [...]string{"none", "gzip", "snappy", "lz4", "zstd"}
 // partition cannot be read, or nil: each must decompress to exactly its
 // NumRecords length-prefixed records, as Apache Kafka checks before it
 // appends a compressed batch. Framing, CRC and unknown codecs are left to
-// kfake's own checks, which refuse them with CORRUPT_MESSAGE.
-func checkRecords(raw []byte) error {
+// kfake's own checks, which refuse them with CORRUPT_MESSAGE. A batch of a
+// producer ID own reports true for is not checked.
+func checkRecords(raw []byte, own func(producerID int64) bool) error {
 	for len(raw) >= 12 {
 		l := int(int32(binary.BigEndian.Uint32(raw[8:12])))
 		if l <= 0 || 12+l > len(raw) {
@@ -34,7 +35,7 @@ func checkRecords(raw []byte) error {
 		}
 		raw = raw[12+l:]
 		codec := kgo.CompressionCodecType(b.Attributes & 0x07)
-		if codec == kgo.CodecNone || codec > kgo.CodecZstd {
+		if codec == kgo.CodecNone || codec > kgo.CodecZstd || own(b.ProducerID) {
 			continue
 		}
 		recs, err := decompressor.Decompress(b.Records, codec)

@@ -43,10 +43,10 @@ func batch(t testing.TB, codec kgo.CompressionCodec, n int, garble bool) []byte 
 func TestCheckRecords(t *testing.T) {
 	for _, c := range []kgo.CompressionCodec{kgo.GzipCompression(), kgo.SnappyCompression(), kgo.Lz4Compression(), kgo.ZstdCompression()} {
 		good := batch(t, c, 5, false)
-		if err := checkRecords(append(append([]byte(nil), good...), good...)); err != nil {
+		if err := checkRecords(append(append([]byte(nil), good...), good...), nobody); err != nil {
 			t.Errorf("%v: two good batches refused: %v", c, err)
 		}
-		err := checkRecords(append(append([]byte(nil), good...), batch(t, c, 5, true)...))
+		err := checkRecords(append(append([]byte(nil), good...), batch(t, c, 5, true)...), nobody)
 		if err == nil {
 			t.Errorf("%v: garbled batch after a good one passed", c)
 			continue
@@ -57,10 +57,10 @@ func TestCheckRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 		short.NumRecords, short.LastOffsetDelta = 6, 5
-		if err := checkRecords(good); err != nil {
+		if err := checkRecords(good, nobody); err != nil {
 			t.Errorf("%v: good batch refused: %v", c, err)
 		}
-		if err := checkRecords(short.AppendTo(nil)); err == nil || !strings.Contains(err.Error(), "record 6 of 6 truncated") {
+		if err := checkRecords(short.AppendTo(nil), nobody); err == nil || !strings.Contains(err.Error(), "record 6 of 6 truncated") {
 			t.Errorf("%v: batch declaring 6 records of 5: %v", c, err)
 		}
 	}
@@ -76,10 +76,32 @@ func BenchmarkCheckRecords(b *testing.B) {
 		b.Run(codecNames[i+1], func(b *testing.B) {
 			b.SetBytes(1000 * 200)
 			for b.Loop() {
-				if err := checkRecords(raw); err != nil {
+				if err := checkRecords(raw, nobody); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
+	}
+}
+
+// nobody trusts no producer: every compressed batch is checked.
+func nobody(int64) bool { return false }
+
+// TestCheckRecordsTrustsOwnProducers: a garbled batch of a producer the
+// check trusts passes unread; the same batch under another producer ID is
+// refused.
+func TestCheckRecordsTrustsOwnProducers(t *testing.T) {
+	var garbled kmsg.RecordBatch
+	if err := garbled.ReadFrom(batch(t, kgo.SnappyCompression(), 5, true)); err != nil {
+		t.Fatal(err)
+	}
+	own := func(id int64) bool { return id == 7 }
+	garbled.ProducerID = 7
+	if err := checkRecords(garbled.AppendTo(nil), own); err != nil {
+		t.Errorf("own producer's batch checked: %v", err)
+	}
+	garbled.ProducerID = 8
+	if err := checkRecords(garbled.AppendTo(nil), own); err == nil {
+		t.Error("another producer's garbled batch passed")
 	}
 }

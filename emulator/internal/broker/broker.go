@@ -37,6 +37,7 @@ var ErrNoBroker = errors.New("no Kafka broker attached")
 type Broker struct {
 	kind       string
 	cluster    *kfake.Cluster // embedded only
+	check      *batchCheck    // embedded only: its Produce check (checkBatches)
 	seeds      []string
 	client     *kgo.Client
 	admin      *kadm.Client
@@ -113,7 +114,7 @@ func Embedded(cfg EmbeddedConfig, opts ...Option) (*Broker, error) {
 		return nil, err
 	}
 	b.cluster = c
-	CheckCompressedBatches(c, b.log)
+	b.check = checkBatches(c, b.log)
 	return b, nil
 }
 

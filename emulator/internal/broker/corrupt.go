@@ -25,11 +25,18 @@ import (
 // with controls of its own (kfake.SleepControl): the check takes each
 // produce to be handled before the next one comes.
 func CheckCompressedBatches(c *kfake.Cluster, log *slog.Logger) {
+	checkBatches(c, log)
+}
+
+// checkBatches is CheckCompressedBatches, returning the check so that the
+// broker can tell it which producers are its own (trust).
+func checkBatches(c *kfake.Cluster, log *slog.Logger) *batchCheck {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	k := &batchCheck{c: c, log: log}
+	k := &batchCheck{c: c, log: log, own: map[int64]bool{}}
 	c.ControlKey(int16(kmsg.Produce), k.control)
+	return k
 }
 
 // batchCheck is the Produce control of CheckCompressedBatches. kfake runs
@@ -56,7 +63,26 @@ type batchCheck struct {
 	// connection closes; prev's records are let go here so that what stays
 	// behind is the request's shell, not its batches.
 	prev *kmsg.ProduceRequest
+	// own are the producer IDs of the emulator's own producers (trust):
+	// their batches are franz-go's encoding of records the emulator
+	// parsed, so they are not decompressed again to be checked.
+	own map[int64]bool
 }
+
+// trust marks the batches of producer ID id as the emulator's own. Another
+// client's batch is checked even if it claims that ID: kfake refuses a
+// batch whose ID, epoch and sequence are not the next of that producer
+// before appending anything, and a client that guessed all three would
+// still have to compress its batch wrongly by accident.
+func (k *batchCheck) trust(id int64) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.own[id] = true
+}
+
+// trusted reports whether id is one of the emulator's own producers; k.mu
+// is held.
+func (k *batchCheck) trusted(id int64) bool { return k.own[id] }
 
 // control checks every partition's batches of one produce and installs a
 // fault for each partition that cannot be read; it never handles the
@@ -74,7 +100,7 @@ func (k *batchCheck) control(req kmsg.Request) (kmsg.Response, error, bool) {
 	k.forgetPrevious(pr)
 	for _, t := range pr.Topics {
 		for _, p := range t.Partitions {
-			err := checkRecords(p.Records)
+			err := checkRecords(p.Records, k.trusted)
 			if err == nil {
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -160,5 +161,41 @@ func TestCorruptBatchRefusedDirect(t *testing.T) {
 	recs := fetches.Records()
 	if len(recs) != 1 || recs[0].Offset != 0 || !strings.HasPrefix(string(recs[0].Value), "good") {
 		t.Fatalf("read %d records, want the good one at offset 0: %v", len(recs), recs)
+	}
+}
+
+// TestOwnProducersTrusted: once a Produce call has run, the batch check
+// trusts the pooled producer's ID and only it; a garbled batch from
+// another client is still refused.
+func TestOwnProducersTrusted(t *testing.T) {
+	const topic = "own-trusted"
+	b := embeddedTopic(t, topic, 1)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if _, err := b.Produce(ctx, topic, []*kgo.Record{{Value: []byte("mine")}}); err != nil {
+		t.Fatal(err)
+	}
+	b.producers.mu.Lock()
+	cl := b.producers.idle[0].cl // the call's producer, resting
+	b.producers.mu.Unlock()
+	id, _, err := cl.ProducerID(ctx)
+	if err != nil || id < 0 {
+		t.Fatalf("pooled producer ID %d: %v", id, err)
+	}
+	b.check.mu.Lock()
+	own := maps.Clone(b.check.own)
+	b.check.mu.Unlock()
+	if len(own) != 1 || !own[id] {
+		t.Fatalf("trusted producer IDs %v, want {%d}", own, id)
+	}
+	bad, err := kgo.NewClient(kgo.SeedBrokers(b.Bootstrap()...), kgo.DefaultProduceTopic(topic),
+		kgo.WithCompressor(garbageGzip{}), kgo.RecordRetries(0), kgo.DisableIdempotentWrite())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.Close()
+	err = bad.ProduceSync(ctx, &kgo.Record{Value: []byte(strings.Repeat("bad ", 20))}).FirstErr()
+	if !errors.Is(err, kerr.UnknownServerError) {
+		t.Fatalf("another client's corrupt batch: %v, want UNKNOWN_SERVER_ERROR", err)
 	}
 }

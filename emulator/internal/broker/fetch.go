@@ -161,12 +161,13 @@ func (rd *rangeRead) take(resp *kmsg.FetchResponse) error {
 				return fmt.Errorf("partition %d: %w", rp.Partition, err)
 			}
 			fp, next := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
-				Offset: rd.at[rp.Partition], Topic: rd.topic, Partition: rp.Partition,
-			}, rp, kgo.DefaultDecompressor(), nil)
+				Offset: rd.at[rp.Partition], Topic: rd.topic, Partition: rp.Partition, Pools: fetchPools,
+			}, rp, fetchDecompress, nil)
 			if fp.Err != nil {
+				recycle(fp.Records)
 				return fmt.Errorf("partition %d: %w", rp.Partition, fp.Err)
 			}
-			rd.keep(fp.Records, end)
+			recycle(fp.Records[rd.keep(fp.Records, end):])
 			if rd.capped {
 				return nil
 			}
@@ -184,11 +185,12 @@ func (rd *rangeRead) take(resp *kmsg.FetchResponse) error {
 	return nil
 }
 
-// keep appends the records before end, up to the range's record cap.
-func (rd *rangeRead) keep(recs []*kgo.Record, end int64) {
-	for _, rec := range recs {
+// keep appends the records before end, up to the range's record cap, and
+// returns how many of recs, from the first, it kept.
+func (rd *rangeRead) keep(recs []*kgo.Record, end int64) int {
+	for i, rec := range recs {
 		if rec.Offset >= end {
-			return
+			return i
 		}
 		rd.per[rec.Partition] = append(rd.per[rec.Partition], rec)
 		rd.batch.Next[rec.Partition] = rec.Offset + 1
@@ -198,7 +200,15 @@ func (rd *rangeRead) keep(recs []*kgo.Record, end int64) {
 		}
 		if rd.r.MaxRecords > 0 && rd.n >= rd.r.MaxRecords {
 			rd.capped = true
-			return
+			return i + 1
 		}
+	}
+	return len(recs)
+}
+
+// recycle gives back the pooled memory of records no batch keeps.
+func recycle(recs []*kgo.Record) {
+	for _, r := range recs {
+		r.Recycle()
 	}
 }

@@ -55,8 +55,20 @@ func (b *Broker) Produce(ctx context.Context, topic string, records []*kgo.Recor
 		return nil, &ProduceError{Failed: pending, Total: len(records),
 			Err: fmt.Errorf("%d records not acknowledged in time and may still be written: %w", pending, ctx.Err())}
 	}
+	b.trust(ctx, cl)
 	b.producers.put(cl)
 	return positions(records, failures)
+}
+
+// trust tells the embedded broker's batch check that cl's batches are the
+// emulator's own, once cl has its producer ID (its first call loads it).
+func (b *Broker) trust(ctx context.Context, cl *kgo.Client) {
+	if b.check == nil {
+		return
+	}
+	if id, _, err := cl.ProducerID(ctx); err == nil && id >= 0 { // -1: not idempotent, every client's
+		b.check.trust(id)
+	}
 }
 
 // send produces records to topic on cl, then flushes, and waits for every
