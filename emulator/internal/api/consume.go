@@ -69,7 +69,7 @@ func (a *API) consume(c *call) error {
 	} else if err != nil {
 		return kafkaError(err)
 	}
-	defer batch.Release() // once the answer holds the records' bytes
+	defer batch.Release()                      // once the answer holds the records' bytes
 	a.rt.CountConsumed(s.Topic, batch.Records) // data insights
 	return writeConsumeAnswer(c.w, s.Topic, batch)
 }

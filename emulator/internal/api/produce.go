@@ -49,7 +49,14 @@ type partitionSummary struct {
 // landed. A string value is sent as its UTF-8 bytes, any other JSON value as
 // its compact serialisation, and null as a Kafka null value (a tombstone).
 func (a *API) produce(c *call) error {
-	it, s, records, err := a.produceInput(c)
+	sc := getScratch()
+	held := false // by a producer that may still send the records
+	defer func() {
+		if !held {
+			sc.release()
+		}
+	}()
+	it, s, records, err := a.produceInput(c, sc)
 	if err != nil {
 		return err
 	}
@@ -58,6 +65,7 @@ func (a *API) produce(c *call) error {
 	pos, err := a.cfg.Broker.Produce(ctx, s.Topic, records)
 	var pe *broker.ProduceError
 	if errors.As(err, &pe) {
+		held = true
 		return fabricerr.New(http.StatusBadGateway, fabricerr.KafkaUnavailable,
 			"the Kafka broker did not accept %d of %d events (%d were written): %v", pe.Failed, len(records), len(records)-pe.Failed, pe.Err)
 	} else if err != nil {
@@ -67,14 +75,15 @@ func (a *API) produce(c *call) error {
 	if err := a.rt.Await(c.r.Context(), it.ID, pos); err != nil {
 		return err
 	}
-	return writeProduceAnswer(c.w, s.Topic, pos)
+	sc.answer = appendProduceAnswer(sc.answer[:0], s.Topic, pos)
+	return writeProduceAnswer(c.w, sc.answer)
 }
 
 // produceInput looks the source up while it reads and validates the body
 // (both take a while: store queries, and a pass over every event), then
 // answers the first error in the order of the checks: the source (missing,
 // forbidden, read-only, paused, no broker), then the body.
-func (a *API) produceInput(c *call) (store.Item, eventstream.Stream, []*kgo.Record, error) {
+func (a *API) produceInput(c *call, sc *produceScratch) (store.Item, eventstream.Stream, []*kgo.Record, error) {
 	type source struct {
 		it  store.Item
 		s   eventstream.Stream
@@ -94,10 +103,11 @@ func (a *API) produceInput(c *call) (store.Item, eventstream.Stream, []*kgo.Reco
 		}
 		found <- source{it, s, err}
 	}()
-	body, err := a.readBody(c)
+	body, err := a.readBodyInto(c, sc.body)
+	sc.body = body
 	var records []*kgo.Record
 	if err == nil {
-		records, err = parseEvents(body, a.cfg.Now())
+		records, err = parseEvents(body, a.cfg.Now(), sc)
 	}
 	src := <-found
 	if src.err != nil {
@@ -140,14 +150,14 @@ type eventIn struct {
 	valueCompact, valueFitsRow bool
 }
 
-// parseEvents validates the whole produce body and turns it into records.
-// Valid bodies are decoded once; a body the strict decoder refuses is
-// decoded again event by event, only to name the event at fault.
-func parseEvents(body []byte, now time.Time) ([]*kgo.Record, error) {
+// parseEvents validates the whole produce body and turns it into records
+// made in sc. Valid bodies are decoded once; a body the strict decoder
+// refuses is decoded again event by event, only to name the event at fault.
+func parseEvents(body []byte, now time.Time, sc *produceScratch) ([]*kgo.Record, error) {
 	var req struct {
 		Events *[]eventIn `json:"events"`
 	}
-	if evs, ok := fastEvents(body); ok {
+	if evs, ok := fastEvents(body, &sc.events); ok {
 		req.Events = &evs
 	} else if err := strictEvents(body, &req.Events); err != nil {
 		return nil, err
@@ -158,14 +168,11 @@ func parseEvents(body []byte, now time.Time) ([]*kgo.Record, error) {
 	if len(*req.Events) == 0 {
 		return nil, fabricerr.BadParameter("events", "is empty; send at least one event")
 	}
-	records := make([]*kgo.Record, len(*req.Events))
-	slab := make([]kgo.Record, len(records)) // one allocation for all
+	records := sc.recordsFor(len(*req.Events))
 	for i, ev := range *req.Events {
-		r := &slab[i]
-		if err := toRecord(ev, i, now, r); err != nil {
+		if err := toRecord(ev, i, now, records[i]); err != nil {
 			return nil, err
 		}
-		records[i] = r
 	}
 	return records, nil
 }

@@ -15,26 +15,25 @@ import (
 // with escapes, repeated or unknown members, invalid JSON, escaped base64
 // text, non-UTF-8 text, trailing data…); parseEvents then decodes the body
 // the strict way, which also words the error. A large body is read in two
-// halves at once.
-func fastEvents(body []byte) (events []eventIn, ok bool) {
-	return fastEventsSplit(body, splitEventsBytes)
+// halves at once. The events are read into bufs' memory.
+func fastEvents(body []byte, bufs *eventBufs) (events []eventIn, ok bool) {
+	return fastEventsSplit(body, splitEventsBytes, bufs)
 }
 
 // splitEventsBytes is the smallest body fastEvents reads in two halves.
 const splitEventsBytes = 32 << 10
 
 // fastEventsSplit is fastEvents, in two halves from minSplit bytes on.
-func fastEventsSplit(body []byte, minSplit int) (events []eventIn, ok bool) {
+func fastEventsSplit(body []byte, minSplit int, bufs *eventBufs) (events []eventIn, ok bool) {
 	s := scanner{b: body}
 	if !s.lit('{') || !s.name("events") || !s.lit(':') || !s.lit('[') {
 		return nil, false
 	}
-	events = make([]eventIn, 0, len(body)/128+1)
 	read := listClosed
 	if !s.lit(']') {
-		events, read = s.eventsHalved(events, minSplit)
+		events, read = s.eventsHalved(bufs, minSplit)
 		if read == listSplitMissed { // the guess was not between events
-			return fastEventsSplit(body, len(body)+1)
+			return fastEventsSplit(body, len(body)+1, bufs)
 		}
 	}
 	if read != listClosed || !s.lit('}') {
@@ -54,33 +53,46 @@ const (
 
 // eventsHalved reads the events of a list that is not empty; from
 // minSplit bytes on, the second half on a goroutine of its own, from a
-// comma between events near the middle of the body.
-func (s *scanner) eventsHalved(events []eventIn, minSplit int) ([]eventIn, int) {
+// comma between events near the middle of the body; into bufs, which keep
+// what they grew to.
+func (s *scanner) eventsHalved(bufs *eventBufs, minSplit int) ([]eventIn, int) {
 	split := -1
 	if len(s.b) >= minSplit {
 		split = eventComma(s.b, s.i+(len(s.b)-s.i)/2)
 	}
 	if split < 0 {
-		return s.events(events, -1)
+		events, read := s.events(room(bufs.first, len(s.b)/128+1), -1)
+		bufs.first = events
+		return events, read
 	}
 	type half struct {
-		events []eventIn
-		read   int
-		end    int
+		read int
+		end  int
 	}
 	second := make(chan half, 1)
 	go func(b []byte) {
 		t := scanner{b: b, i: split + 1}
-		evs, read := t.events(make([]eventIn, 0, (len(b)-split)/128+1), -1)
-		second <- half{evs, read, t.i}
+		var read int
+		bufs.second, read = t.events(room(bufs.second, (len(b)-split)/128+1), -1)
+		second <- half{read, t.i}
 	}(s.b)
-	events, read := s.events(events, split)
+	events, read := s.events(room(bufs.first, len(s.b)/128+1), split)
 	h := <-second
-	if read != listAtStop {
-		return events, read
+	if read == listAtStop {
+		s.i, read = h.end, h.read
+		events = append(events, bufs.second...)
 	}
-	s.i = h.end
-	return append(events, h.events...), h.read
+	bufs.first = events
+	return events, read
+}
+
+// room returns buf emptied, or a new slice when buf cannot hold n events
+// (about one per 128 bytes of body) without growing.
+func room(buf []eventIn, n int) []eventIn {
+	if cap(buf) < n {
+		return make([]eventIn, 0, n)
+	}
+	return buf[:0]
 }
 
 // eventComma returns the index of the first comma from from on that

@@ -37,7 +37,7 @@ func FuzzFastEvents(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		fast, ok := fastEvents(body)
+		fast, ok := fastEvents(body, new(eventBufs))
 		if !ok {
 			return // the strict way reads it
 		}
@@ -49,7 +49,7 @@ func FuzzFastEvents(f *testing.F) {
 			t.Fatalf("%q:\nfast   %s\nstrict %v", body, show(fast), strict)
 		}
 		checkValueNotes(t, fast)
-		halved, ok := fastEventsSplit(body, 0)
+		halved, ok := fastEventsSplit(body, 0, new(eventBufs))
 		if !ok || !reflect.DeepEqual(halved, fast) {
 			t.Fatalf("%q read in two halves (ok %v):\n%s\nin one:\n%s", body, ok, show(halved), show(fast))
 		}
@@ -73,8 +73,8 @@ func TestFastEventsInHalves(t *testing.T) {
 		{"first half invalid", `{"events":[{"value":01},` + strings.Repeat(plain+",", 99) + plain + `]}`, false},
 		{"trailing data", `{"events":[` + strings.Repeat(plain+",", 99) + plain + `]} x`, false},
 	} {
-		whole, okWhole := fastEventsSplit([]byte(tc.body), len(tc.body)+1)
-		halved, okHalved := fastEventsSplit([]byte(tc.body), 0)
+		whole, okWhole := fastEventsSplit([]byte(tc.body), len(tc.body)+1, new(eventBufs))
+		halved, okHalved := fastEventsSplit([]byte(tc.body), 0, new(eventBufs))
 		if okWhole != tc.ok || okHalved != tc.ok {
 			t.Errorf("%s: ok %v in one pass, %v in halves; want %v", tc.name, okWhole, okHalved, tc.ok)
 		}
@@ -128,7 +128,7 @@ func TestFastEventsNotesValues(t *testing.T) {
 		{`"{}"`, true, false},
 		{`12`, true, false},
 	} {
-		evs, ok := fastEvents([]byte(`{"events":[{"value":` + tc.value + `}]}`))
+		evs, ok := fastEvents([]byte(`{"events":[{"value":`+tc.value+`}]}`), new(eventBufs))
 		if !ok || len(evs) != 1 {
 			t.Fatalf("fastEvents refused the value %s", tc.value)
 		}
@@ -143,12 +143,12 @@ func TestFastEventsNotesValues(t *testing.T) {
 // README's examples take the fast way; odd ones do not.
 func TestFastEventsTakesPlainBodies(t *testing.T) {
 	for _, s := range fastEventsSeeds[:8] {
-		if _, ok := fastEvents([]byte(s)); !ok {
+		if _, ok := fastEvents([]byte(s), new(eventBufs)); !ok {
 			t.Errorf("fastEvents refused %s", s)
 		}
 	}
 	for _, s := range fastEventsSeeds[8:] {
-		if _, ok := fastEvents([]byte(s)); ok {
+		if _, ok := fastEvents([]byte(s), new(eventBufs)); ok {
 			t.Errorf("fastEvents took %q", s)
 		}
 	}

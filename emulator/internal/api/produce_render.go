@@ -2,17 +2,18 @@ package api
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 )
 
-// writeProduceAnswer writes the produce route's answer,
+// appendProduceAnswer appends the produce route's answer to b,
 // {"events", "partitions", "produced", "topic"}, byte for byte what the
 // JSON encoder gives for that map, without reflection: one position per
 // event.
-func writeProduceAnswer(w http.ResponseWriter, topic string, pos []broker.Position) error {
-	b := make([]byte, 0, 128+len(topic)*6+40*len(pos))
+func appendProduceAnswer(b []byte, topic string, pos []broker.Position) []byte {
+	b = slices.Grow(b, 128+len(topic)*6+40*len(pos))
 	b = append(b, `{"events":[`...)
 	for i, p := range pos {
 		if i > 0 {
@@ -43,10 +44,15 @@ func writeProduceAnswer(w http.ResponseWriter, topic string, pos []broker.Positi
 	b = strconv.AppendInt(b, int64(len(pos)), 10)
 	b = append(b, `,"topic":`...)
 	b = appendJSONString(b, topic)
-	b = append(b, "}\n"...)
+	return append(b, "}\n"...)
+}
+
+// writeProduceAnswer writes answer, made by appendProduceAnswer, with
+// status 200.
+func writeProduceAnswer(w http.ResponseWriter, answer []byte) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.Header().Set("Content-Length", strconv.Itoa(len(answer)))
 	w.WriteHeader(http.StatusOK)
-	_, err := w.Write(b)
+	_, err := w.Write(answer)
 	return err
 }

@@ -27,7 +27,7 @@ func TestWriteProduceAnswerMatchesEncoder(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := httptest.NewRecorder()
-		if err := writeProduceAnswer(w, tc.topic, tc.pos); err != nil {
+		if err := writeProduceAnswer(w, appendProduceAnswer([]byte("stale"), tc.topic, tc.pos)[len("stale"):]); err != nil {
 			t.Fatal(err)
 		}
 		if got := w.Body.String(); got != want.String() {

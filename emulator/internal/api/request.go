@@ -24,8 +24,11 @@ func isJSON(r *http.Request) bool {
 }
 
 // readBody reads the request body up to the configured cap.
-func (a *API) readBody(c *call) ([]byte, error) {
-	body, err := readAll(http.MaxBytesReader(c.w, c.r.Body, a.cfg.MaxRequestBytes), c.r.ContentLength, a.cfg.MaxRequestBytes)
+func (a *API) readBody(c *call) ([]byte, error) { return a.readBodyInto(c, nil) }
+
+// readBodyInto is readBody into buf's memory when it is large enough.
+func (a *API) readBodyInto(c *call, buf []byte) ([]byte, error) {
+	body, err := readAll(buf, http.MaxBytesReader(c.w, c.r.Body, a.cfg.MaxRequestBytes), c.r.ContentLength, a.cfg.MaxRequestBytes)
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		return nil, fabricerr.New(http.StatusRequestEntityTooLarge, fabricerr.RequestBodyTooLarge,
@@ -43,12 +46,15 @@ func (a *API) readBody(c *call) ([]byte, error) {
 
 // readAll is io.ReadAll into a buffer sized by the request's
 // Content-Length (when it is within the limit), so a large body is not
-// copied over and over as the buffer grows.
-func readAll(r io.Reader, length, limit int64) ([]byte, error) {
+// copied over and over as the buffer grows; into buf when it has room.
+func readAll(buf []byte, r io.Reader, length, limit int64) ([]byte, error) {
 	if length <= 0 || length > limit {
 		return io.ReadAll(r)
 	}
-	b := make([]byte, 0, length+1) // +1: reading EOF needs no growth
+	b := buf[:0]
+	if int64(cap(b)) <= length {
+		b = make([]byte, 0, length+1) // +1: reading EOF needs no growth
+	}
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
