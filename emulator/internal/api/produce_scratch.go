@@ -7,11 +7,11 @@ import (
 )
 
 // produceScratch holds one produce call's buffers: the body, the events
-// read from it, the records made of them and the answer (whose keys and values point
-// into the body). A call takes one from the pool and puts it back once
-// Kafka has acknowledged every record, so the next call reuses the memory
-// instead of allocating and collecting about half a megabyte per 1,000
-// events.
+// read from it, the records made of them (their keys and values point into
+// the body) and the answer. A call takes one from the pool and puts it back
+// once Kafka has acknowledged every record, so the next call reuses the
+// memory instead of allocating and collecting about half a megabyte per
+// 1,000 events.
 type produceScratch struct {
 	body    []byte
 	events  eventBufs

@@ -13,8 +13,7 @@ const (
 	// producers bounds the producers (each a connection and a producer
 	// ID); a call beyond waits for one to be free. With producerSettle it
 	// bounds the calls a second: 64 rested producers let calls follow
-	// each other up to 1,280 a second without waiting (32 held the produce
-	// route to 640 calls of 1,000 events a second).
+	// each other up to 1,280 a second without waiting.
 	producers = 64
 	// producerSettle is how long a producer rests between two calls.
 	// franz-go's send loop (its sink's drain) may run one more pass after
