@@ -115,11 +115,12 @@ class Agent:
 
     # -- the driver-side (Sail) read ---------------------------------------------
     def kafka_plan(self, opts: SourceOptions, *, streaming: bool, user_schema: str | None) -> Any:
-        """A :class:`spark_agent.sail.KafkaSourcePlan` for one ``format("kafka")`` read."""
+        """A :class:`spark_agent.plan.KafkaSourcePlan` for one ``format("kafka")`` read."""
         from . import driver_consume
         from .kafka_schema import record_from_emulator
+        from .microbatch import ReadResult
         from .options import offsets_json, parse_offsets
-        from .sail import KafkaSourcePlan, ReadResult
+        from .plan import KafkaSourcePlan
 
         if user_schema:
             raise KafkaOptionError("schema", "Kafka source has a fixed schema and cannot be set with a custom one")
@@ -407,7 +408,7 @@ def _driver_writer(writer: Any) -> bool:
     agent = installed(writer._session)
     if agent is None or agent.engine != "driver":
         return False
-    from .sail import kafka_leaves
+    from .plan import kafka_leaves
 
     return bool(kafka_leaves(writer._write_stream._child))
 

@@ -1,13 +1,13 @@
 """Continuous streaming queries on Sail: micro-batches in a driver thread until ``stop()``.
 
-``writeStream…start()`` over a driver-side Kafka read (see :mod:`spark_agent.sail`)
+``writeStream…start()`` over a driver-side Kafka read (:mod:`spark_agent.plan`)
 without ``trigger(availableNow=True)`` / ``trigger(once=True)`` starts a
 :class:`ContinuousQuery`: a daemon thread that runs Spark's micro-batch loop
 (``MicroBatchExecution``) in the driver.
 
 * Each trigger reads what arrived since the last one; a batch ends at the
   latest offsets, or at Spark's pro-rated ``maxOffsetsPerTrigger`` limit
-  (:func:`rate_limit`, ``KafkaMicroBatchStream.rateLimit``).
+  (:func:`spark_agent.microbatch.rate_limit`, ``KafkaMicroBatchStream.rateLimit``).
 * Batch 0 of a new query always runs, empty or not (Spark's first batch pins
   the starting offsets); later batches run only when there is new data.
 * Default trigger: the next batch starts as soon as the previous one ends;
@@ -15,6 +15,7 @@ without ``trigger(availableNow=True)`` / ``trigger(once=True)`` starts a
   ``processingTime``: batches start on the interval; a late batch is followed
   at once by the next.
 * After each batch the end offsets go to the checkpoint (the format of
+  :mod:`spark_agent.checkpoint`, shared with the one-shot run of
   :mod:`spark_agent.sail`), so a restarted query resumes exactly there.
 * An exception in the sink (or the read) stops the query; it is kept for
   :meth:`ContinuousQuery.exception` and raised by ``awaitTermination`` and
@@ -31,11 +32,20 @@ import traceback
 import uuid
 from typing import Any
 
-from . import sail
+from .checkpoint import Offsets, load_checkpoint, parse_offsets, save_checkpoint
 from .kafka_schema import KafkaRecord
+from .microbatch import (
+    QueryIdentity,
+    ReadResult,
+    StreamingQueryFailed,
+    announce,
+    has_new,
+    initial_offsets,
+    rate_limit,
+    run_sink,
+)
 from .options import KafkaOptionError, offsets_json
-
-Offsets = dict[str, dict[int, int]]
+from .plan import KafkaSourcePlan, bind_batch, kafka_leaves, unbind_batch
 
 # How often the default trigger looks for new records when it found none
 # (Spark polls every spark.streaming.pollingDelay, 10 ms; a driver-side read is
@@ -76,66 +86,10 @@ def parse_interval(value: str) -> float:
     return total
 
 
-def rate_limit(limit: int, start: Offsets, until: Offsets) -> Offsets:
-    """Spark's ``KafkaMicroBatchStream.rateLimit``: split ``limit`` records over
-    the partitions in proportion to their backlog (floor, but at least one
-    record for a partition with any), never past ``until``."""
-    sizes = {(t, p): end - start.get(t, {}).get(p, end)
-             for t, ps in until.items() for p, end in ps.items()}
-    sizes = {tp: n for tp, n in sizes.items() if n > 0}
-    total = float(sum(sizes.values()))
-    if total < 1:
-        return {t: dict(ps) for t, ps in until.items()}
-    out: Offsets = {}
-    for t, ps in until.items():
-        for p, end in ps.items():
-            n = sizes.get((t, p))
-            if n is None:
-                out.setdefault(t, {})[p] = end
-                continue
-            prorate = limit * (n / total)
-            step = int(-(-prorate // 1)) if prorate < 1 else int(prorate // 1)
-            out.setdefault(t, {})[p] = min(end, start[t][p] + step)
-    return out
-
-
-def _has_new(start: Offsets, end: Offsets) -> bool:
-    return any(o > start.get(t, {}).get(p, o) for t, ps in end.items() for p, o in ps.items())
-
-
-def _initial_offsets(res: sail.ReadResult) -> Offsets:
-    """The per-partition start of a read made from a spec (``earliest``,
-    ``latest``, JSON with -1/-2): its first record per partition, else its end."""
-    if isinstance(res.start, dict):
-        return {t: dict(ps) for t, ps in res.start.items()}
-    out = {t: dict(ps) for t, ps in res.end.items()}
-    for r in res.records:
-        cur = out.setdefault(r.topic, {}).get(r.partition)
-        if cur is None or r.offset < cur:
-            out[r.topic][r.partition] = r.offset
-    return out
-
-
-def split_by_rate_limit(res: sail.ReadResult, cap: int) -> list[sail.ReadResult]:
-    """One read cut into the batches ``maxOffsetsPerTrigger`` makes of it
-    (:func:`rate_limit` from the read's start until its end): the
-    ``availableNow`` split, the same as a continuous query's."""
-    out: list[sail.ReadResult] = []
-    cur = _initial_offsets(res)
-    start: Any = res.start
-    while _has_new(cur, res.end):
-        end = rate_limit(cap, cur, res.end)
-        recs = [r for r in res.records
-                if cur.get(r.topic, {}).get(r.partition, 0) <= r.offset < end.get(r.topic, {}).get(r.partition, 0)]
-        out.append(sail.ReadResult(records=recs, start=start, end=end))
-        cur = start = end
-    return out or [res]
-
-
 class StreamSource:
     """One Kafka leaf of a continuous query: what it has read and what is committed."""
 
-    def __init__(self, index: int, leaf: sail.KafkaSourcePlan, committed: Offsets | None) -> None:
+    def __init__(self, index: int, leaf: KafkaSourcePlan, committed: Offsets | None) -> None:
         self.key = f"{index}:{leaf.description}"
         self.leaf = leaf
         self.committed = committed  # end of the last batch (None: no batch yet)
@@ -146,7 +100,7 @@ class StreamSource:
         """Read what arrived since the last poll; returns the latest offsets."""
         res = self.leaf._reader(self.fetched or self.committed)
         if self.committed is None:
-            self.committed = _initial_offsets(res)
+            self.committed = initial_offsets(res)
         self.buffer.extend(res.records)
         latest = {t: dict(ps) for t, ps in (self.fetched or {}).items()}
         for t, ps in res.end.items():
@@ -154,19 +108,19 @@ class StreamSource:
         self.fetched = latest
         return latest
 
-    def take(self, end: Offsets) -> sail.ReadResult:
+    def take(self, end: Offsets) -> ReadResult:
         """The records in ``[committed, end)`` as one batch's read."""
         start = self.committed or {}
         recs = [r for r in self.buffer
                 if start.get(r.topic, {}).get(r.partition, 0) <= r.offset < end.get(r.topic, {}).get(r.partition, 0)]
-        return sail.ReadResult(records=recs, start=start, end=end)
+        return ReadResult(records=recs, start=start, end=end)
 
     def commit(self, end: Offsets) -> None:
         self.committed = {t: dict(ps) for t, ps in end.items()}
         self.buffer = [r for r in self.buffer if r.offset >= end.get(r.topic, {}).get(r.partition, 0)]
 
 
-class ContinuousQuery(sail.QueryIdentity):
+class ContinuousQuery(QueryIdentity):
     """Spark's ``StreamingQuery`` for a driver-side continuous query on Sail."""
 
     def __init__(self, writer: Any, *, path: str | None, table: str | None) -> None:
@@ -184,13 +138,13 @@ class ContinuousQuery(sail.QueryIdentity):
         self._path, self._table = path, table
         self._partition_by = list(wp.partitioning_column_names)
         self._sink = "foreachBatch" if self._foreach_batch else "foreach" if self._foreach else (self._fmt or "default")
-        leaves = sail.kafka_leaves(writer._write_stream._child)
-        state = sail._load_checkpoint(self._checkpoint)
+        leaves = kafka_leaves(writer._write_stream._child)
+        state = load_checkpoint(self._checkpoint)
         saved = {s["source"]: s for s in (state or {}).get("sources", [])}
         self._sources = []
         for i, leaf in enumerate(leaves):
             key = f"{i}:{leaf.description}"
-            committed = sail._parse_offsets(saved[key]["endOffset"]) if key in saved else None
+            committed = parse_offsets(saved[key]["endOffset"]) if key in saved else None
             self._sources.append(StreamSource(i, leaf, committed))
         self._resumed = state is not None
         self._next_batch = int(state["batchId"]) + 1 if state else 0
@@ -206,7 +160,7 @@ class ContinuousQuery(sail.QueryIdentity):
 
     def start(self) -> ContinuousQuery:
         trig = f"processingTime {self._interval:g} s" if self._interval else "default trigger"
-        sail.announce(f"Sail has no Kafka source; running {self._sink} in a driver thread on micro-batches "
+        announce(f"Sail has no Kafka source; running {self._sink} in a driver thread on micro-batches "
                       f"({trig}, batchId from {self._next_batch}"
                       f"{', checkpoint ' + self._checkpoint if self._checkpoint else ', no checkpoint'}) until stop()")
         self._thread.start()
@@ -230,7 +184,7 @@ class ContinuousQuery(sail.QueryIdentity):
                     self._stopping.wait(wait)
         except Exception as e:  # surfaces at awaitTermination, like StreamingQueryException
             self._error = e
-            sail.announce(f"driver-side streaming query {self._name or self._id} failed: {e!r}\n"
+            announce(f"driver-side streaming query {self._name or self._id} failed: {e!r}\n"
                           + traceback.format_exc())
         finally:
             with self._cond:
@@ -244,12 +198,12 @@ class ContinuousQuery(sail.QueryIdentity):
         ends = [rate_limit(s.leaf.max_offsets_per_trigger, s.committed or {}, lt) if s.leaf.max_offsets_per_trigger
                 else lt for s, lt in zip(self._sources, latest)]
         first = self._next_batch == 0 and not self._resumed
-        if not first and not any(_has_new(s.committed or {}, e) for s, e in zip(self._sources, ends)):
+        if not first and not any(has_new(s.committed or {}, e) for s, e in zip(self._sources, ends)):
             self._caught_up(t0)
             return False
         self._set_status("Processing new data", active=True, data=True)
         self._run_batch(ends, t0)
-        more = any(_has_new(s.committed or {}, lt) for s, lt in zip(self._sources, latest))
+        more = any(has_new(s.committed or {}, lt) for s, lt in zip(self._sources, latest))
         if not more:
             self._caught_up(t0)
         return more
@@ -258,23 +212,23 @@ class ContinuousQuery(sail.QueryIdentity):
         batch_id = self._next_batch
         reads = [s.take(e) for s, e in zip(self._sources, ends)]
         starts = [None if batch_id == 0 and not self._resumed else json.loads(offsets_json(r.start)) for r in reads]
-        token = sail.bind_batch({id(s.leaf): r for s, r in zip(self._sources, reads)})
+        token = bind_batch({id(s.leaf): r for s, r in zip(self._sources, reads)})
         try:
-            sail._run_sink(self._df, batch_id, self._fmt, self._opts, self._foreach_batch, self._foreach,
+            run_sink(self._df, batch_id, self._fmt, self._opts, self._foreach_batch, self._foreach,
                            self._name, self._path, self._table, self._partition_by)
         finally:
-            sail.unbind_batch(token)
+            unbind_batch(token)
         for s, e in zip(self._sources, ends):
             s.commit(e)
         if self._checkpoint:
-            sail._save_checkpoint(self._checkpoint, {
+            save_checkpoint(self._checkpoint, {
                 "batchId": batch_id,
                 "sources": [{"source": s.key, "endOffset": json.loads(offsets_json(e))}
                             for s, e in zip(self._sources, ends)]})
         self._next_batch += 1
         self._record(batch_id, reads, starts, t0)
 
-    def _record(self, batch_id: int, reads: list[sail.ReadResult], starts: list[Any], t0: float) -> None:
+    def _record(self, batch_id: int, reads: list[ReadResult], starts: list[Any], t0: float) -> None:
         n = sum(len(r.records) for r in reads)
         secs = max(time.monotonic() - t0, 1e-3)
         progress = {
@@ -308,7 +262,7 @@ class ContinuousQuery(sail.QueryIdentity):
 
     def _raise_if_failed(self) -> None:
         if self._error is not None:
-            raise sail.StreamingQueryFailed(f"driver-side streaming query failed: {self._error}") from self._error
+            raise StreamingQueryFailed(f"driver-side streaming query failed: {self._error}") from self._error
 
     def awaitTermination(self, timeout: float | None = None) -> bool | None:
         """Block until the query ends (``stop()`` or an exception); with a

@@ -234,12 +234,12 @@ def test_ten_thousand_records_in_several_local_relations(spark: Any, embedded_em
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Any number of records: reads bigger than one LocalRelation's budget become
     several relations (temporary views, unioned) instead of being capped."""
-    from spark_agent import sail
+    from spark_agent import plan
 
     es = _es(embedded_emulator, workspace, "many")
     n = 10_000
     embedded_emulator.produce(es, [{"key": f"k{i}", "value": {"i": i}} for i in range(n)])
-    monkeypatch.setattr(sail, "DEFAULT_CHUNK_BYTES", 128 * 1024)
+    monkeypatch.setattr(plan, "DEFAULT_CHUNK_BYTES", 128 * 1024)
     df = spark.read.format("kafka").options(**{"eventstream.itemid": es.item_id,
                                                "eventstream.datasourceid": es.datasource_id}).load()
     assert df.count() == n
@@ -359,7 +359,7 @@ def test_processing_time_trigger_three_before_three_after(spark: Any, embedded_e
 
 
 def test_sink_exception_stops_the_query(spark: Any, embedded_emulator: Emulator, workspace: str) -> None:
-    from spark_agent.sail import StreamingQueryFailed
+    from spark_agent.microbatch import StreamingQueryFailed
 
     es = _es(embedded_emulator, workspace, "boom")
     embedded_emulator.produce(es, orders(2))

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from spark_agent.microbatch import rate_limit
 from spark_agent.options import KafkaOptionError
-from spark_agent.streaming import parse_interval, rate_limit
+from spark_agent.streaming import parse_interval
 
 
 def test_rate_limit_prorates_floor_and_never_starves() -> None:
@@ -41,8 +42,7 @@ def test_parse_interval_refuses_naming_processing_time(text: str) -> None:
 
 def test_split_by_rate_limit_cuts_a_read_like_consecutive_triggers() -> None:
     from spark_agent.kafka_schema import KafkaRecord
-    from spark_agent.sail import ReadResult
-    from spark_agent.streaming import split_by_rate_limit
+    from spark_agent.microbatch import ReadResult, split_by_rate_limit
 
     recs = [KafkaRecord(key=None, value=b"", topic="t", partition=p, offset=o, timestamp_ms=0, timestamp_type=0,
                         headers=None) for p, n in ((0, 7), (1, 2)) for o in range(n)]
