@@ -229,7 +229,9 @@ func (r *reader) variable(c byte, width int) (any, error) {
 	b, _ := r.take(n, name)
 	switch c {
 	case codeVbin8, codeVbin32:
-		return append([]byte(nil), b...), nil
+		out := make([]byte, len(b))
+		copy(out, b)
+		return out, nil
 	case codeStr8, codeStr32:
 		if !utf8.Valid(b) {
 			return nil, malformed("decode %s: not valid UTF-8", name)
