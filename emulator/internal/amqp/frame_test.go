@@ -29,7 +29,7 @@ func TestProtocolHeaders(t *testing.T) {
 			t.Fatalf("header %d = % x, want % x", tc.id, buf.Bytes(), tc.want)
 		}
 		h, err := ReadProtocolHeader(&buf)
-		if err != nil || h != Header(tc.id) || !h.Supported() {
+		if err != nil || h != NewProtocolHeader(tc.id) || !h.Supported() {
 			t.Fatalf("read = %v, %v", h, err)
 		}
 	}

@@ -21,8 +21,8 @@ type ProtocolHeader struct {
 	Revision uint8
 }
 
-// Header returns the AMQP 1.0.0 protocol header for protocol id id.
-func Header(id uint8) ProtocolHeader {
+// NewProtocolHeader returns the AMQP 1.0.0 protocol header for protocol id id.
+func NewProtocolHeader(id uint8) ProtocolHeader {
 	return ProtocolHeader{ID: id, Major: 1}
 }
 
@@ -62,7 +62,7 @@ func ReadProtocolHeader(r io.Reader) (ProtocolHeader, error) {
 
 // WriteProtocolHeader writes the AMQP 1.0.0 header for protocol id id.
 func WriteProtocolHeader(w io.Writer, id uint8) error {
-	if _, err := w.Write(Header(id).Bytes()); err != nil {
+	if _, err := w.Write(NewProtocolHeader(id).Bytes()); err != nil {
 		return fmt.Errorf("write protocol header: %w", err)
 	}
 	return nil
