@@ -105,7 +105,10 @@ func (r *reader) arrayItems(count int) (any, error) {
 	if code == codeDescribed {
 		return nil, malformed("decode array: nested described constructor")
 	}
-	if w, ok := fixedWidth(code); ok && count*w > r.remaining() {
+	if w, ok := fixedWidth(code); ok && w == 0 && count > 0 {
+		// Zero-width elements would let a few bytes stand for billions.
+		return nil, malformed("decode array: %d elements of zero-width type %s", count, typeName(code))
+	} else if ok && count*w > r.remaining() {
 		return nil, malformed("decode array: %d %s elements need %d bytes, %d remaining",
 			count, typeName(code), count*w, r.remaining())
 	}

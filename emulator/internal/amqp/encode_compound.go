@@ -70,20 +70,56 @@ func appendDescribed(dst []byte, d Described, depth int) ([]byte, error) {
 }
 
 // appendArray encodes an array as array8 or array32. All elements must have
-// one Go type; an empty array is encoded with the null element constructor.
+// one Go type (Described elements one descriptor and one value type); an
+// empty array is encoded with the null element constructor.
 func appendArray(dst []byte, items Array, depth int) ([]byte, error) {
-	code, err := arrayCode(items)
+	desc, values, err := arrayValues(items)
+	if err != nil {
+		return dst, err
+	}
+	code, err := arrayCode(values)
 	if err != nil {
 		return dst, err
 	}
 	start := len(dst)
-	dst = append(dst, codeArray32, 0, 0, 0, 0, 0, 0, 0, 0, code)
-	for i, v := range items {
+	dst = append(dst, codeArray32, 0, 0, 0, 0, 0, 0, 0, 0)
+	if desc != nil {
+		dst, _ = appendValue(append(dst, codeDescribed), desc, depth)
+	}
+	dst = append(dst, code)
+	for i, v := range values {
 		if dst, err = appendElement(dst, code, v, depth); err != nil {
 			return dst[:start], fmt.Errorf("encode array element %d: %w", i, err)
 		}
 	}
 	return finishCompound(dst, start, codeArray8, len(items))
+}
+
+// arrayValues returns the shared descriptor and the described values of an
+// array of Described elements, or nil and the items themselves.
+func arrayValues(items Array) (any, Array, error) {
+	first, ok := items[0:min(1, len(items))], false
+	if len(first) == 1 {
+		_, ok = first[0].(Described)
+	}
+	if !ok {
+		return nil, items, nil
+	}
+	desc := items[0].(Described).Descriptor
+	switch desc.(type) {
+	case uint64, Symbol:
+	default:
+		return nil, nil, fmt.Errorf("encode array: descriptor must be uint64 or Symbol, got %T", desc)
+	}
+	values := make(Array, len(items))
+	for i, v := range items {
+		d, ok := v.(Described)
+		if !ok || !keyEqual(d.Descriptor, desc) {
+			return nil, nil, fmt.Errorf("encode array: element %d does not share element 0's descriptor", i)
+		}
+		values[i] = d.Value
+	}
+	return desc, values, nil
 }
 
 // arrayCode chooses the element constructor of an array from its elements.

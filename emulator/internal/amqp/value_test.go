@@ -55,6 +55,8 @@ var vectors = []vector{
 	{"array8 bool", Array{true, false}, []byte{0xe0, 4, 2, 0x56, 1, 0}},
 	{"array8 list", Array{[]any{}}, []byte{0xe0, 10, 1, 0xd0, 0, 0, 0, 4, 0, 0, 0, 0}}, // list32 elements
 	{"array8 empty", Array{}, []byte{0xe0, 2, 0, 0x40}},
+	// described elements: one constructor 0x00, descriptor, element code
+	{"array8 described", Array{Described{Symbol("d"), uint32(1)}}, []byte{0xe0, 10, 1, 0x00, 0xa3, 1, 'd', 0x70, 0, 0, 0, 1}},
 	{"described ulong", Described{uint64(0x24), []any{}}, []byte{0x00, 0x53, 0x24, 0x45}}, // accepted
 	{"described symbol", Described{Symbol("x:y"), "v"}, []byte{0x00, 0xa3, 3, 'x', ':', 'y', 0xa1, 1, 'v'}},
 }
@@ -199,6 +201,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"array width", "decode array: 3 uint elements need 12 bytes, 4 remaining", []byte{0xe0, 6, 3, 0x70, 0, 0, 0, 1}},
 		{"array no constructor", "decode array constructor: need 1 bytes", []byte{0xe0, 1, 0}},
 		{"array element", "decode array element 0: decode value: unknown format code 0x02", []byte{0xe0, 2, 1, 0x02}},
+		{"array zero width", "decode array: 1 elements of zero-width type true", []byte{0xe0, 2, 1, 0x41}},
 		{"array nested described", "nested described constructor", []byte{0xe0, 5, 1, 0x00, 0x44, 0x00, 0x40}},
 		{"array bad descriptor", "decode array: decode descriptor: must be ulong or symbol, got str8", []byte{0xe0, 5, 1, 0x00, 0xa1, 0, 0x40}},
 		{"descriptor type", "decode descriptor: must be ulong or symbol, got str8", []byte{0x00, 0xa1, 0, 0x40}},
@@ -238,6 +241,12 @@ func TestEncodeErrors(t *testing.T) {
 		{"array type", "unsupported element type int", Array{1}},
 		{"array element", "encode array element 0", Array{[]any{1}}},
 		{"descriptor", "descriptor must be uint64 or Symbol, got string", Described{"x", nil}},
+		{"array descriptor", "encode array: descriptor must be uint64 or Symbol, got string", Array{Described{"x", nil}}},
+		{"array descriptors", "element 1 does not share element 0's descriptor",
+			Array{Described{uint64(1), nil}, Described{uint64(2), nil}}},
+		{"array of null", "unsupported element type <nil>", Array{nil}},
+		{"array nested described", "unsupported element type main.Described",
+			Array{Described{uint64(1), Described{uint64(1), nil}}}},
 		{"cycle", "nesting deeper than 32", self},
 	}
 	for _, tc := range cases {
