@@ -26,7 +26,8 @@ type received struct {
 	attach    *Attach
 	formats   []uint32
 	payloads  [][]byte
-	frames    []int // transfer frames per delivery
+	frames    []int    // transfer frames per delivery
+	accepted  []uint32 // delivery ids the client accepted
 }
 
 // server is a minimal AMQP 1.0 receiver built from the codec alone: it
@@ -178,6 +179,8 @@ func (s *server) deliveries() error {
 			err = s.write(&End{})
 		case *Close:
 			return s.write(&Close{})
+		case *Disposition:
+			s.noteDisposition(p)
 		case *Flow:
 		default:
 			err = fmt.Errorf("unexpected %s", PerformativeName(p))
@@ -185,6 +188,20 @@ func (s *server) deliveries() error {
 		if err != nil {
 			return err
 		}
+	}
+}
+
+// noteDisposition records the delivery ids a client's disposition accepts.
+func (s *server) noteDisposition(d *Disposition) {
+	if _, ok := d.State.(*Accepted); !ok || d.Role != RoleReceiver {
+		return
+	}
+	last := d.First
+	if d.Last != nil {
+		last = *d.Last
+	}
+	for id := d.First; id <= last; id++ {
+		s.got.accepted = append(s.got.accepted, id)
 	}
 }
 
