@@ -6,6 +6,7 @@ import "fmt"
 // BatchMessageFormat: an outer message whose data sections each hold one
 // encoded message. It returns the outer message (its properties and
 // annotations, such as Event Hubs' x-opt-partition-key) and the messages.
+// As with DecodeMessage, their binary values alias payload.
 func DecodeBatch(payload []byte) (*Message, []*Message, error) {
 	outer, err := DecodeMessage(payload)
 	if err != nil {

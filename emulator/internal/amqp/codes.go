@@ -44,7 +44,7 @@ const (
 	codeArray32    byte = 0xf0
 )
 
-var codeNames = map[byte]string{
+var codeNames = [256]string{
 	codeDescribed: "described", codeNull: "null", codeBool: "boolean",
 	codeTrue: "true", codeFalse: "false", codeUbyte: "ubyte",
 	codeUshort: "ushort", codeUint: "uint", codeSmallUint: "smalluint",

@@ -7,8 +7,8 @@ import "math"
 type Open struct {
 	ContainerID         string
 	Hostname            string
-	MaxFrameSize        uint32 // default 4294967295
-	ChannelMax          uint16 // default 65535
+	MaxFrameSize        uint32 // default 4294967295; 0 is encoded as absent (that default)
+	ChannelMax          uint16 // default 65535; encoded as given (0 allows channel 0 only)
 	IdleTimeout         uint32 // milliseconds; 0 is none
 	OutgoingLocales     []Symbol
 	IncomingLocales     []Symbol
@@ -23,7 +23,7 @@ type Begin struct {
 	NextOutgoingID      uint32
 	IncomingWindow      uint32
 	OutgoingWindow      uint32
-	HandleMax           uint32 // default 4294967295
+	HandleMax           uint32 // default 4294967295; encoded as given (0 allows handle 0 only)
 	OfferedCapabilities []Symbol
 	DesiredCapabilities []Symbol
 	Properties          Map
@@ -42,7 +42,7 @@ func (*Close) descriptor() uint64 { return descClose }
 
 func (p *Open) fields() []any {
 	return []any{
-		p.ContainerID, nonZero(p.Hostname), p.MaxFrameSize, p.ChannelMax, nonZero(p.IdleTimeout),
+		p.ContainerID, nonZero(p.Hostname), nonZero(p.MaxFrameSize), p.ChannelMax, nonZero(p.IdleTimeout),
 		symbolArray(p.OutgoingLocales), symbolArray(p.IncomingLocales),
 		symbolArray(p.OfferedCapabilities), symbolArray(p.DesiredCapabilities), mapField(p.Properties),
 	}

@@ -28,6 +28,7 @@ type reader struct {
 	buf   []byte
 	off   int
 	depth int
+	alias bool // binary values alias buf instead of being copied
 }
 
 // remaining returns the number of unread bytes.
@@ -200,18 +201,20 @@ func decimalValue(c byte, b []byte) any {
 	return UUID(b)
 }
 
-// length reads a size or count field of width 1 or 4.
-func (r *reader) length(width int, what string) (int, error) {
-	b, err := r.take(width, what)
-	if err != nil {
-		return 0, err
+// length reads the size or count field (named field) of width 1 or 4 of
+// a value of type name.
+func (r *reader) length(width int, name, field string) (int, error) {
+	if width > r.remaining() {
+		return 0, malformed("decode %s %s: need %d bytes, %d remaining", name, field, width, r.remaining())
 	}
+	b := r.buf[r.off : r.off+width]
+	r.off += width
 	if width == 1 {
 		return int(b[0]), nil
 	}
 	n := binary.BigEndian.Uint32(b)
 	if uint64(n) > math.MaxInt32 {
-		return 0, malformed("decode %s: %d is out of range", what, n)
+		return 0, malformed("decode %s %s: %d is out of range", name, field, n)
 	}
 	return int(n), nil
 }
@@ -219,16 +222,20 @@ func (r *reader) length(width int, what string) (int, error) {
 // variable decodes binary, string and symbol values.
 func (r *reader) variable(c byte, width int) (any, error) {
 	name := typeName(c)
-	n, err := r.length(width, name+" size")
+	n, err := r.length(width, name, "size")
 	if err != nil {
 		return nil, err
 	}
 	if n > r.remaining() {
 		return nil, malformed("decode %s: size %d exceeds remaining %d bytes", name, n, r.remaining())
 	}
-	b, _ := r.take(n, name)
+	b := r.buf[r.off : r.off+n : r.off+n]
+	r.off += n
 	switch c {
 	case codeVbin8, codeVbin32:
+		if r.alias {
+			return b, nil
+		}
 		out := make([]byte, len(b))
 		copy(out, b)
 		return out, nil

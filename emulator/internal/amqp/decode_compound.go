@@ -8,7 +8,7 @@ func (r *reader) compound(c byte, width int) (any, error) {
 		return nil, err
 	}
 	defer r.leave()
-	size, err := r.length(width, kind+" size")
+	size, err := r.length(width, kind, "size")
 	if err != nil {
 		return nil, err
 	}
@@ -19,8 +19,8 @@ func (r *reader) compound(c byte, width int) (any, error) {
 		return nil, malformed("decode %s: size %d is smaller than its count field", kind, size)
 	}
 	body, _ := r.take(size, kind)
-	sub := reader{buf: body, depth: r.depth}
-	count, _ := sub.length(width, kind+" count")
+	sub := reader{buf: body, depth: r.depth, alias: r.alias}
+	count, _ := sub.length(width, kind, "count")
 	if count > sub.remaining() {
 		return nil, malformed("decode %s: count %d exceeds remaining %d bytes", kind, count, sub.remaining())
 	}

@@ -2,28 +2,42 @@ package amqp
 
 import "fmt"
 
-// Section order ranks: sections must appear in this order (part 3,
-// section 3.2), the body sections sharing one rank.
-var sectionRank = map[uint64]int{
-	descHeader: 0, descDeliveryAnnotations: 1, descMessageAnnotations: 2, descProperties: 3,
-	descApplicationProperties: 4, descData: 5, descAMQPSequence: 5, descAMQPValue: 5, descFooter: 6,
+// sectionRank returns the rank of a section's code: sections must appear
+// in rank order (part 3, section 3.2), the body sections sharing one rank.
+// ok is false for codes that are not message sections.
+func sectionRank(code uint64) (rank int, ok bool) {
+	if code < descHeader || code > descFooter {
+		return 0, false
+	}
+	rank = int(code - descHeader)
+	switch {
+	case code >= descAMQPSequence && code <= descAMQPValue:
+		rank = int(descData - descHeader)
+	case code == descFooter:
+		rank = int(descData-descHeader) + 1
+	}
+	return rank, true
 }
 
 // DecodeMessage decodes a message from a delivery's payload (the bytes of
 // all its transfers, joined). Sections must be in the spec's order, each
 // at most once except repeated data or amqp-sequence body sections.
+// Binary values of the message (data sections, binary properties) alias b
+// rather than copy it: b must not be reused while the message is in use.
 func DecodeMessage(b []byte) (*Message, error) {
 	m := &Message{}
 	last, lastCode := -1, uint64(0)
 	for off := 0; off < len(b); {
-		v, n, err := DecodeValue(b[off:])
+		r := reader{buf: b[off:], alias: true}
+		v, err := r.value()
 		if err != nil {
 			return nil, wrapf(err, "decode message section at byte %d", off)
 		}
+		n := r.off
 		off += n
 		d, ok := v.(Described)
 		code, known := descriptorCode(d.Descriptor)
-		rank, section := sectionRank[code]
+		rank, section := sectionRank(code)
 		if !ok || !known || !section {
 			return nil, malformed("decode message: section at byte %d is not a message section", off-n)
 		}

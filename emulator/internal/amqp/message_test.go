@@ -172,3 +172,26 @@ func TestBatchErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeMessageAliases checks the documented sharing: a message's data
+// aliases the payload, while DecodeValue copies binary values.
+func TestDecodeMessageAliases(t *testing.T) {
+	b, _ := (&Message{Data: [][]byte{[]byte("abc")}}).Marshal()
+	m, err := DecodeMessage(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-1] = 'z'
+	if string(m.Data[0]) != "abz" {
+		t.Fatalf("data = %q, want it to alias the payload", m.Data[0])
+	}
+	if m.Data = append(m.Data[:0], append(m.Data[0], '!')); b[len(b)-1] != 'z' {
+		t.Fatal("appending to a data section wrote past it into the payload")
+	}
+	in := []byte{0xa0, 1, 'x'}
+	v, _, err := DecodeValue(in)
+	in[2] = 'y'
+	if bin, _ := v.([]byte); err != nil || string(bin) != "x" {
+		t.Fatalf("decode = %q, %v; want a copy holding \"x\"", v, err)
+	}
+}

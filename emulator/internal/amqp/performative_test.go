@@ -260,3 +260,18 @@ func TestEncodePerformativeErrors(t *testing.T) {
 		t.Fatalf("Error() = %q", s)
 	}
 }
+
+// TestOpenZeroMaxFrameSize checks that an unset max-frame-size is sent as
+// absent, which the peer reads as the default, not as 0.
+func TestOpenZeroMaxFrameSize(t *testing.T) {
+	b, err := EncodePerformative(&Open{ContainerID: "c"})
+	// described open, list8 of 4 fields: "c", null, null, channel-max ushort 0
+	want := []byte{0x00, 0x53, 0x10, 0xc0, 0x09, 0x04, 0xa1, 0x01, 'c', 0x40, 0x40, 0x60, 0x00, 0x00}
+	if err != nil || !bytes.Equal(b, want) {
+		t.Fatalf("open = % x, %v; want % x", b, err, want)
+	}
+	p, _, err := DecodePerformative(b)
+	if o, ok := p.(*Open); err != nil || !ok || o.MaxFrameSize != 0xffffffff || o.ChannelMax != 0 {
+		t.Fatalf("decode = %+v, %v", p, err)
+	}
+}

@@ -96,7 +96,7 @@ type Described struct {
 
 // typeName names an AMQP format code for error messages.
 func typeName(code byte) string {
-	if n, ok := codeNames[code]; ok {
+	if n := codeNames[code]; n != "" {
 		return n
 	}
 	return fmt.Sprintf("0x%02x", code)
