@@ -58,7 +58,7 @@ func (e *Error) value() any {
 	return describe(descError, []any{e.Condition, nonZero(e.Description), mapField(e.Info)})
 }
 
-// decodeError decodes an optional error field.
+// decodeErrorField decodes an optional error field.
 func decodeErrorField(v any) (*Error, error) {
 	if v == nil {
 		return nil, nil

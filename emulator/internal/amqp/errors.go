@@ -26,7 +26,10 @@ func malformed(format string, args ...any) error {
 // decodeError is a decoding failure; it wraps ErrMalformed.
 type decodeError struct{ msg string }
 
+// Error returns the message.
 func (e *decodeError) Error() string { return e.msg }
+
+// Unwrap makes errors.Is(err, ErrMalformed) hold.
 func (e *decodeError) Unwrap() error { return ErrMalformed }
 
 // wrapf prefixes err with a verb phrase, keeping it unwrappable.
