@@ -13,9 +13,11 @@
 // Decoding is strict and bounded: every length and element count is checked
 // against the bytes that remain before anything is allocated, nesting is
 // limited to MaxDepth, and no input makes it panic. Every decoding failure
-// wraps ErrMalformed, and a frame larger than the allowed maximum wraps
-// ErrFrameTooLarge, so that a server can answer amqp:decode-error or
-// amqp:connection:framing-error. Encoding chooses the compact encodings
+// wraps ErrMalformed, a frame header that breaks the frame rules wraps
+// ErrFraming, and a frame larger than the allowed maximum wraps
+// ErrFrameTooLarge and ErrFraming; Condition maps an error to the
+// condition a server sends (amqp:decode-error,
+// amqp:connection:framing-error). Encoding chooses the compact encodings
 // (uint0, smalluint, list0, str8, …).
 //
 // Go representation of AMQP values:

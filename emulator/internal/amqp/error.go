@@ -1,6 +1,9 @@
 package amqp
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Error conditions of the spec (part 2, sections 2.8.15 to 2.8.18).
 const (
@@ -74,4 +77,18 @@ func decodeErrorField(v any) (*Error, error) {
 		Info:        orDefault[Map](&r, "info", nil),
 	}
 	return e, r.err
+}
+
+// Condition returns the error condition a peer should be sent for a
+// failure of this package: amqp:connection:framing-error for a broken or
+// oversized frame, amqp:decode-error for bytes that do not decode, and
+// amqp:internal-error for anything else (an I/O error, an encoding bug).
+func Condition(err error) Symbol {
+	switch {
+	case errors.Is(err, ErrFraming), errors.Is(err, ErrNotAMQP):
+		return CondFramingError
+	case errors.Is(err, ErrMalformed):
+		return CondDecodeError
+	}
+	return CondInternalError
 }

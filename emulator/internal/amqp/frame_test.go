@@ -132,3 +132,27 @@ func TestReadFrameErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestCondition maps each kind of failure to the condition a server sends.
+func TestCondition(t *testing.T) {
+	_, tooLarge := ReadFrame(bytes.NewReader([]byte{0, 0, 0x10, 0, 2, 0, 0, 0}), MinMaxFrameSize)
+	_, badDoff := ReadFrame(bytes.NewReader([]byte{0, 0, 0, 8, 1, 0, 0, 0}), MinMaxFrameSize)
+	_, garbage := ReadProtocolHeader(strings.NewReader("GET / HTTP/1.1"))
+	_, _, badValue := DecodeValue([]byte{0x02})
+	_, _, badPerf := DecodePerformative([]byte{0x00, 0x53, 0x10, 0x45})
+	_, badMsg := DecodeMessage([]byte{0x40})
+	_, short := ReadFrame(bytes.NewReader([]byte{0, 0}), MinMaxFrameSize)
+	cases := []struct {
+		err  error
+		want Symbol
+	}{
+		{tooLarge, CondFramingError}, {badDoff, CondFramingError}, {garbage, CondFramingError},
+		{badValue, CondDecodeError}, {badPerf, CondDecodeError}, {badMsg, CondDecodeError},
+		{short, CondInternalError}, {errors.New("other"), CondInternalError},
+	}
+	for i, tc := range cases {
+		if got := Condition(tc.err); got != tc.want {
+			t.Fatalf("%d: Condition(%v) = %s, want %s", i, tc.err, got, tc.want)
+		}
+	}
+}
