@@ -60,6 +60,9 @@ FUZZ_TIME ?= 20s
 FUZZ_TARGETS := \
 	emulator/internal/gateway:FuzzReadRequest \
 	emulator/internal/gateway:FuzzSession \
+	emulator/internal/amqp:FuzzReadFrame \
+	emulator/internal/amqp:FuzzDecodeValue \
+	emulator/internal/amqp:FuzzDecodeMessage \
 	emulator/rows:FuzzCheckValue \
 	emulator/rows:FuzzScanFlat \
 	emulator/rows:FuzzIsObject \
