@@ -2,7 +2,7 @@
 #
 #   make run        the emulator standalone on its embedded broker (http://127.0.0.1:5080)
 #   make test       every test tier this machine can run (installs its dependencies)
-#   make bench      benchmarks (3 runs each), ending with a summary table against issue 19's targets
+#   make bench      benchmarks (3 runs each), ending with a summary table against the performance targets
 #   make kafka-image  the local image with apache/kafka:3.9.1's contract
 #   make emulator-image  the emulator as an image (fabrictest/emulator:local)
 
@@ -101,7 +101,7 @@ test-witness: kafka-image
 # Each benchmark does a second or more of work per run and runs BENCH_COUNT
 # times; the output goes to BENCH_OUT, and the summary table at the end
 # (internal/benchsummary) takes each figure's median over the runs and sets
-# it beside issue 19's baseline and target. The drain runs in a process of
+# it beside its baseline and target. The drain runs in a process of
 # its own each time: its peak RSS is the process's.
 BENCH_COUNT ?= 3
 BENCH_OUT   ?= $(CURDIR)/.cache/bench.txt
