@@ -2,7 +2,9 @@
 #
 #   make run        the emulator standalone on its embedded broker (http://127.0.0.1:5080)
 #   make test       every test tier this machine can run (installs its dependencies)
-#   make bench      benchmarks (3 runs each), ending with a summary table against issue 19's targets
+#   make check      the fast loop: go vet, staticcheck, ruff, and go test of the packages a
+#                   change touches (against origin/main, else main, else HEAD~), no -race
+#   make bench      benchmarks (3 runs each), ending with a summary table against the performance targets
 #   make kafka-image  the local image with apache/kafka:3.9.1's contract
 #   make emulator-image  the emulator as an image (fabrictest/emulator:local)
 
@@ -15,7 +17,7 @@ LOCAL_KAFKA_IMAGE := fabrictest/kafka:3.9.1-local
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: run build test test-deps check-scripts test-unit test-fuzz test-container test-witness kafka-image emulator-image docker bench vet
+.PHONY: run build test check test-deps check-scripts test-unit test-fuzz test-container test-witness kafka-image emulator-image docker bench vet
 
 run:
 	$(GO) run ./emulator/cmd/fabric-emulator serve --addr $(ADDR) --kafka $(KAFKA) --data-dir $(DATA_DIR)
@@ -39,6 +41,49 @@ vet:
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) run $(STATICCHECK) -tags container ./...
 	.cache/venv/bin/ruff check python/
+
+# The fast loop. go vet and staticcheck of the whole module, ruff on python/
+# (the venv's ruff, else one installed once into .cache/ruff at the version
+# python/requirements-test.txt pins), then go test, without -race, of every
+# package holding a file changed since CHECK_BASE's merge base with HEAD
+# (HEAD~ when that is HEAD itself), uncommitted and untracked files included;
+# go.mod or go.sum changed: every package. The root ./emulator/ package's
+# suite takes minutes: it is vetted here and tested by make test
+# (CHECK_ROOT=1 tests it here too).
+CHECK_BASE ?= $(shell git rev-parse -q --verify origin/main >/dev/null && echo origin/main || \
+	(git rev-parse -q --verify main >/dev/null && echo main) || echo HEAD~)
+CHECK_ROOT ?=
+
+check:
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+	@ruff=.cache/venv/bin/ruff; \
+	if [ ! -x $$ruff ]; then \
+		ruff=.cache/ruff/bin/ruff; \
+		if [ ! -x $$ruff ]; then \
+			version=$$(sed -n 's/^ruff==//p' python/requirements-test.txt); \
+			echo "installing ruff $$version into .cache/ruff"; \
+			python3 -m venv .cache/ruff && .cache/ruff/bin/pip install -q "ruff==$$version"; \
+		fi; \
+	fi; \
+	echo "$$ruff check python/"; $$ruff check python/
+	@base=$$(git merge-base HEAD $(CHECK_BASE)); \
+	[ "$$base" != "$$(git rev-parse HEAD)" ] || base=$$(git rev-parse HEAD~); \
+	files=$$( { git diff --name-only $$base; git ls-files --others --exclude-standard; } | sort -u); \
+	if echo "$$files" | grep -qx 'go\.mod\|go\.sum'; then \
+		pkgs=$$($(GO) list -f '{{.Dir}}' ./... | sed "s|^$(CURDIR)|.|"); \
+	else \
+		pkgs=$$(for f in $$files; do \
+			d=$$(dirname $$f); \
+			while [ "$$d" != . ] && ! ls $$d/*.go >/dev/null 2>&1; do d=$$(dirname $$d); done; \
+			[ "$$d" = . ] || echo ./$$d; \
+		done | sort -u); \
+	fi; \
+	[ -n "$(CHECK_ROOT)" ] || pkgs=$$(echo "$$pkgs" | grep -vx '\./emulator'); \
+	pkgs=$$(echo $$pkgs); \
+	if [ -z "$$pkgs" ]; then echo "no Go package changed since $$base"; exit 0; fi; \
+	echo "go test (changed since $$(git rev-parse --short $$base)): $$pkgs"; \
+	$(GO) test -timeout 5m $$pkgs
 
 # Every script on its "work to do" path (images rebuilt, a fresh venv), then
 # on its "up to date" path, and shellcheck on all of them.
@@ -104,7 +149,7 @@ test-witness: kafka-image
 # Each benchmark does a second or more of work per run and runs BENCH_COUNT
 # times; the output goes to BENCH_OUT, and the summary table at the end
 # (internal/benchsummary) takes each figure's median over the runs and sets
-# it beside issue 19's baseline and target. The drain runs in a process of
+# it beside its baseline and target. The drain runs in a process of
 # its own each time: its peak RSS is the process's.
 BENCH_COUNT ?= 3
 BENCH_OUT   ?= $(CURDIR)/.cache/bench.txt

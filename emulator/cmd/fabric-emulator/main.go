@@ -4,6 +4,7 @@
 //	fabric-emulator token [--addr 127.0.0.1:5080] [--principal GUID] [--audience URL] [--expires-in SECONDS]
 //	fabric-emulator advertise-endpoint [--addr 127.0.0.1:5080] HOST:PORT
 //	fabric-emulator ca [--data-dir DIR] [--addr 127.0.0.1:5080]
+//	fabric-emulator version
 //
 // serve is the default. Every flag has an environment variable (see -h).
 // serve prints one line with the URL when ready and shuts down cleanly on
@@ -11,7 +12,8 @@
 // prints it. advertise-endpoint tells the running emulator the address its
 // custom endpoint's Kafka clients use (a container's published port), which
 // connection strings and broker metadata name from then on. ca prints the
-// CA certificate clients trust when serve runs with --tls.
+// CA certificate clients trust when serve runs with --tls. version prints
+// the module version and the commit the binary was built from.
 package main
 
 import (
@@ -52,8 +54,10 @@ func main() {
 		err = advertiseEndpoint(args, os.Stdout)
 	case "ca":
 		err = ca(args, os.Stdout)
+	case "version":
+		err = version(args, os.Stdout)
 	default:
-		err = fmt.Errorf("unknown command %q: want serve, token, advertise-endpoint or ca", cmd)
+		err = fmt.Errorf("unknown command %q: want serve, token, advertise-endpoint, ca or version", cmd)
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return
