@@ -34,7 +34,7 @@ type Config struct {
 	Runtime *runtime.Runtime
 	// Ingest is the seam events go in by (default: one made from this Config).
 	Ingest *control.Ingest
-	Issuer  *auth.Issuer
+	Issuer *auth.Issuer
 	// Verifier checks bearer tokens (default: the Issuer's own tokens only).
 	Verifier *auth.Verifier
 	// Entra is the Entra-compatible token service (default: an open one

@@ -112,7 +112,7 @@ func connectionFields(s string) (name, key, entity string) {
 			continue
 		}
 		v = strings.TrimSpace(v)
-		switch strings.ToLower(k) {
+		switch strings.ToLower(strings.TrimSpace(k)) {
 		case "sharedaccesskeyname":
 			name = v
 		case "sharedaccesskey":
