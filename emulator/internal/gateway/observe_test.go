@@ -75,3 +75,17 @@ func TestRecordValuesRefusesTruncatedRecords(t *testing.T) {
 		t.Error("two records read out of one")
 	}
 }
+
+// FuzzRecordValues: any bytes read without a panic, and what is counted
+// lies within them.
+func FuzzRecordValues(f *testing.F) {
+	f.Add([]byte{18, 0, 0, 0, 1, 6, 'a', 'b', 'c', 0}, int32(1))
+	f.Add([]byte{1, 0xff, 0xff, 0xff}, int32(3))
+	f.Fuzz(func(t *testing.T, raw []byte, count int32) {
+		count = min(max(count, 0), 1000)
+		n, size, _ := recordValues(raw, count)
+		if n > int64(count) || size < 0 || size > int64(len(raw)) {
+			t.Fatalf("%d records of %d value bytes out of %d bytes", n, size, len(raw))
+		}
+	})
+}
