@@ -86,7 +86,7 @@ func batchValues(b kmsg.RecordBatch) (n, size int64, ok bool) {
 // format v2) and adds up their value lengths, without copying.
 func recordValues(raw []byte, count int32) (n, size int64, ok bool) {
 	for range count {
-		l, k := binary.Varint(raw)
+		l, k := varint(raw)
 		if k <= 0 || l < 0 || int64(len(raw)-k) < l {
 			return n, size, false
 		}
@@ -107,22 +107,31 @@ func recordValue(rec []byte) (int64, bool) {
 	}
 	rec = rec[1:] // attributes
 	for range 2 { // timestamp and offset deltas
-		_, k := binary.Varint(rec)
+		_, k := varint(rec)
 		if k <= 0 {
 			return 0, false
 		}
 		rec = rec[k:]
 	}
-	kl, k := binary.Varint(rec)
+	kl, k := varint(rec)
 	if k <= 0 || kl > int64(len(rec)-k) {
 		return 0, false
 	}
 	rec = rec[k+int(max(kl, 0)):]
-	vl, k := binary.Varint(rec)
+	vl, k := varint(rec)
 	if k <= 0 || vl > int64(len(rec)-k) {
 		return 0, false
 	}
 	return max(vl, 0), true
+}
+
+// varint is binary.Varint (Kafka's zigzag varints), one-byte values read
+// inline: most of a record's are.
+func varint(b []byte) (int64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return int64(b[0]>>1) ^ -int64(b[0]&1), 1
+	}
+	return binary.Varint(b)
 }
 
 // countDecompressor is franz-go's own, decompressing into countBuffers:

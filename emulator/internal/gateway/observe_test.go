@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"encoding/binary"
 	"sync"
 	"testing"
 
@@ -88,4 +89,15 @@ func FuzzRecordValues(f *testing.F) {
 			t.Fatalf("%d records of %d value bytes out of %d bytes", n, size, len(raw))
 		}
 	})
+}
+
+// varint reads what binary.Varint reads.
+func TestVarintIsBinaryVarint(t *testing.T) {
+	for _, b := range [][]byte{{0}, {1}, {2}, {0x7f}, {0x80, 1}, {0xff, 0xff, 3}, {0x80}, {}} {
+		v, n := varint(b)
+		wv, wn := binary.Varint(b)
+		if v != wv || n != wn {
+			t.Errorf("varint(%x) = %d, %d; binary.Varint %d, %d", b, v, n, wv, wn)
+		}
+	}
 }
