@@ -16,6 +16,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/api"
 	"github.com/fabrictest/fabrictest/emulator/internal/auth"
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/entra"
 	"github.com/fabrictest/fabrictest/emulator/internal/gateway"
 	"github.com/fabrictest/fabrictest/emulator/internal/jobs"
@@ -37,6 +38,7 @@ type Server struct {
 	handler http.Handler         // the API, with the portal under portal.Prefix unless WithoutPortal
 	portal  interface{ Close() } // the portal, to end its live previews (nil without it)
 	rt      *runtime.Runtime     // the drains and sources behind the API
+	ingest  *control.Ingest      // the seam every door puts events in by
 	gw      *gateway.Gateway     // the custom endpoint's Kafka surface (nil: off)
 	jobs    *jobs.Runner
 	http    *http.Server
@@ -115,7 +117,8 @@ func New(opts ...Option) (*Server, error) {
 	s.rt = runtime.New(runtime.Config{Store: s.store, Broker: s.broker, Logger: cfg.logger, OneLakeDir: oneLake,
 		KQLURL: cfg.kqlURL, Jobs: s.jobs, ProduceTimeout: cfg.produceTimeout,
 		SampleInterval: cfg.sampleInterval, SampleBatch: cfg.sampleBatch})
-	s.api = api.New(api.Config{Runtime: s.rt,
+	s.ingest = control.NewIngest(control.IngestConfig{Store: s.store, Broker: s.broker, Runtime: s.rt, ProduceTimeout: cfg.produceTimeout})
+	s.api = api.New(api.Config{Runtime: s.rt, Ingest: s.ingest,
 		Store: s.store, Broker: s.broker, Issuer: s.issuer, Verifier: verifier, Entra: svc, Logger: cfg.logger,
 		PageSize: cfg.pageSize, MaxRequestBytes: cfg.maxRequestBytes, OneLakeDir: oneLake, KQLURL: cfg.kqlURL, Jobs: s.jobs,
 		Advertised: cfg.advertised, RemoteTokens: cfg.remoteTokens, ProduceTimeout: cfg.produceTimeout,
@@ -267,15 +270,7 @@ func (s *Server) startEndpoint() error {
 	if !s.broker.Enabled() || s.cfg.endpointAddr == "off" {
 		return nil
 	}
-	authn := func(ctx context.Context, user, pass string) (gateway.Grant, error) {
-		g, err := s.api.AuthenticateEndpoint(ctx, user, pass)
-		rights := gateway.Send
-		if g.Listen {
-			rights = gateway.Listen
-		}
-		return gateway.Grant{KeyID: g.KeyID, Topic: g.Topic, GroupPrefix: g.GroupPrefix, Rights: rights}, err
-	}
-	opts := []gateway.Option{gateway.WithListenAddr(s.cfg.endpointAddr), gateway.WithLogger(s.cfg.logger), gateway.WithProduceObserver(s.rt.CountProducedBatches)}
+	opts := []gateway.Option{gateway.WithListenAddr(s.cfg.endpointAddr), gateway.WithLogger(s.cfg.logger), gateway.WithProduceObserver(s.countForwarded)}
 	if s.cfg.endpointAdv != "" {
 		opts = append(opts, gateway.WithAdvertisedAddr(s.cfg.endpointAdv))
 	}
@@ -285,7 +280,7 @@ func (s *Server) startEndpoint() error {
 	if sec := s.broker.Security(); sec.Secured() {
 		opts = append(opts, gateway.WithUpstreamSecurity(sec.TLS, sec.Mechanism()))
 	}
-	gw, err := gateway.New(s.broker.Bootstrap(), authn, opts...)
+	gw, err := gateway.New(s.broker.Bootstrap(), s.authenticateEndpoint, opts...)
 	if err != nil {
 		return fmt.Errorf("start kafka endpoint: %w", err)
 	}
@@ -304,4 +299,25 @@ func (s *Server) KafkaEndpoint() string {
 		return ""
 	}
 	return s.gw.Addr()
+}
+
+// authenticateEndpoint is the Kafka endpoint's SASL PLAIN check, through
+// the ingest seam: a source's key may send, a destination's listen.
+func (s *Server) authenticateEndpoint(ctx context.Context, user, pass string) (gateway.Grant, error) {
+	g, err := s.ingest.Authenticate(ctx, user, pass)
+	if err != nil {
+		return gateway.Grant{}, err
+	}
+	rights := gateway.Send
+	if g.Listen {
+		rights = gateway.Listen
+	}
+	return gateway.Grant{KeyID: g.KeyID, Topic: g.Topic, GroupPrefix: g.GroupPrefix, Rights: rights, Node: g.Node, Owner: g.Eventstream}, nil
+}
+
+// countForwarded counts a produce the Kafka endpoint forwarded, by the
+// ingest seam's one rule of data insights.
+func (s *Server) countForwarded(g gateway.Grant, records, valueBytes int64) {
+	s.ingest.Forwarded(control.Grant{KeyID: g.KeyID, Eventstream: g.Owner, Node: g.Node, Topic: g.Topic,
+		GroupPrefix: g.GroupPrefix, Listen: g.Rights == gateway.Listen}, records, valueBytes)
 }

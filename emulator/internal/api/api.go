@@ -16,6 +16,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator/internal/auth"
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/entra"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/jobs"
@@ -31,7 +32,9 @@ type Config struct {
 	Broker *broker.Broker
 	// Runtime runs what the API stores (default: one made from this Config).
 	Runtime *runtime.Runtime
-	Issuer  *auth.Issuer
+	// Ingest is the seam events go in by (default: one made from this Config).
+	Ingest *control.Ingest
+	Issuer *auth.Issuer
 	// Verifier checks bearer tokens (default: the Issuer's own tokens only).
 	Verifier *auth.Verifier
 	// Entra is the Entra-compatible token service (default: an open one
@@ -129,6 +132,9 @@ func New(cfg Config) *API {
 	if rt == nil {
 		rt = runtime.New(runtime.Config{Store: cfg.Store, Broker: cfg.Broker, Logger: cfg.Logger, Now: cfg.Now,
 			OneLakeDir: cfg.OneLakeDir, KQLURL: cfg.KQLURL, Jobs: cfg.Jobs, ProduceTimeout: cfg.ProduceTimeout})
+	}
+	if cfg.Ingest == nil {
+		cfg.Ingest = control.NewIngest(control.IngestConfig{Store: cfg.Store, Broker: cfg.Broker, Runtime: rt, ProduceTimeout: cfg.ProduceTimeout})
 	}
 	a := &API{cfg: cfg, mux: http.NewServeMux(), rt: rt}
 	a.routes()

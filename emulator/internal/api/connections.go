@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
@@ -22,10 +22,8 @@ import (
 // Custom endpoint connections: a definition's CustomEndpoint source or
 // destination hands out Event Hubs-style connection strings, and the
 // emulator's Kafka endpoint (package gateway) authenticates clients with
-// them (SASL PLAIN, username "$ConnectionString", password the string).
-
-// connectionUser is the SASL PLAIN username of the Event Hubs Kafka surface.
-const connectionUser = "$ConnectionString"
+// them through the ingest seam (control.Ingest.Authenticate: SASL PLAIN,
+// username "$ConnectionString", password the string).
 
 // destinationConsumerGroup is the consumer group a CustomEndpoint
 // destination's connection names; groups are scoped to the endpoint.
@@ -35,10 +33,13 @@ const destinationConsumerGroup = "$Default"
 // whose Kafka endpoint is off (--kafka-endpoint off).
 const CustomEndpointKafkaDisabled = "CustomEndpointKafkaDisabled"
 
+// connectionUser is the SASL PLAIN username of the Event Hubs Kafka surface.
+const connectionUser = control.ConnectionUser
+
 // Key types of regenerateKeys.
 const (
-	primaryKey   = "PrimaryKey"
-	secondaryKey = "SecondaryKey"
+	primaryKey   = control.PrimaryKey
+	secondaryKey = control.SecondaryKey
 )
 
 // Gateway is the Kafka endpoint connection strings point at (package
@@ -48,14 +49,6 @@ type Gateway interface {
 	Addr() string
 	Advertise(hostport string) error
 	Revoke(keyID string) int
-}
-
-// EndpointGrant is what a connection string authenticates: a session for
-// KeyID (node id "/" key type) on one topic, consumer groups prefixed; a
-// source's keys may send (produce), a destination's listen (consume).
-type EndpointGrant struct {
-	KeyID, Topic, GroupPrefix string
-	Listen                    bool // false: Send
 }
 
 // AttachGateway makes g the Kafka endpoint of connection strings.
@@ -223,6 +216,7 @@ func (a *API) regenerateKeys(list string) endpoint {
 		if err := a.cfg.Store.UpdateEndpointKeys(c.r.Context(), k); err != nil {
 			return err
 		}
+		a.cfg.Ingest.ForgetNode(node)
 		a.gateway.Revoke(node + "/" + req.KeyType)
 		out, err := a.connection(c.r.Context(), es, node, list)
 		if err != nil {
@@ -243,62 +237,6 @@ func parseConnectionString(s string) map[string]string {
 		}
 	}
 	return out
-}
-
-// AuthenticateEndpoint is the gateway's SASL PLAIN check: the password must
-// be a connection string this emulator handed out, with a current key, for
-// a CustomEndpoint node that still exists. Its error is what the Kafka
-// client reports.
-func (a *API) AuthenticateEndpoint(ctx context.Context, username, password string) (EndpointGrant, error) {
-	if username != connectionUser {
-		return EndpointGrant{}, fmt.Errorf("username must be %s (the password is the connection string)", connectionUser)
-	}
-	f := parseConnectionString(password)
-	name, key, entity := f["sharedaccesskeyname"], f["sharedaccesskey"], f["entitypath"]
-	if name == "" || key == "" {
-		return EndpointGrant{}, errors.New("the password is not a connection string with SharedAccessKeyName and SharedAccessKey")
-	}
-	if entity == "" {
-		return EndpointGrant{}, errors.New("the connection string has no EntityPath; use the one GET …/connection returned")
-	}
-	k, err := a.cfg.Store.EndpointKeysByName(ctx, name)
-	if errors.Is(err, store.ErrNotFound) {
-		return EndpointGrant{}, fmt.Errorf("unknown SharedAccessKeyName %q", name)
-	} else if err != nil {
-		return EndpointGrant{}, err
-	}
-	var keyType string
-	switch {
-	case subtle.ConstantTimeCompare([]byte(key), []byte(k.Primary)) == 1:
-		keyType = primaryKey
-	case subtle.ConstantTimeCompare([]byte(key), []byte(k.Secondary)) == 1:
-		keyType = secondaryKey
-	default:
-		return EndpointGrant{}, fmt.Errorf("invalid SharedAccessKey for %s (wrong, or regenerated since)", name)
-	}
-	es, err := a.cfg.Store.GetItem(ctx, k.EventstreamID)
-	if err != nil {
-		return EndpointGrant{}, fmt.Errorf("the Eventstream of %s is gone", name)
-	}
-	m, err := eventstream.Decode(es)
-	if err != nil {
-		return EndpointGrant{}, fmt.Errorf("read the Eventstream of %s: %w", name, err)
-	}
-	isSource := slices.Contains(m.CustomSources(), k.NodeID)
-	if !isSource && !slices.Contains(m.CustomDestinations(), k.NodeID) {
-		return EndpointGrant{}, fmt.Errorf("the custom endpoint of %s was removed from the Eventstream's definition", name)
-	}
-	topic, err := endpointTopic(m, k.NodeID)
-	if err != nil {
-		return EndpointGrant{}, fmt.Errorf("the custom endpoint of %s has no topic: %w", name, err)
-	}
-	if entity != topic {
-		return EndpointGrant{}, fmt.Errorf("EntityPath %q is not the event hub of %s", entity, name)
-	}
-	if isSource && m.SourcePaused(k.NodeID, m.Default().ID) || !isSource && m.IsPaused(k.NodeID) {
-		return EndpointGrant{}, fmt.Errorf("the custom endpoint of %s is paused; resume it (POST …/resume) to connect", name)
-	}
-	return EndpointGrant{KeyID: k.NodeID + "/" + keyType, Topic: entity, GroupPrefix: "ce-" + k.NodeID + "-", Listen: !isSource}, nil
 }
 
 // advertiseEndpoint serves POST /_emulator/kafka-endpoint
@@ -344,8 +282,12 @@ func (a *API) closeEndpoints(ctx context.Context, nodes ...string) error {
 	return nil
 }
 
-// revokeSessions closes the Kafka sessions opened with the keys of nodes.
+// revokeSessions closes the Kafka sessions opened with the keys of nodes,
+// and has the ingest seam forget what it knew of them.
 func (a *API) revokeSessions(nodes ...string) {
+	for _, n := range nodes {
+		a.cfg.Ingest.ForgetNode(n)
+	}
 	if a.gateway == nil {
 		return
 	}

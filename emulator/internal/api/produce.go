@@ -2,33 +2,29 @@ package api
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"sort"
 	"strconv"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
-	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
+	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
-	"github.com/fabrictest/fabrictest/emulator/internal/store"
-	"github.com/fabrictest/fabrictest/emulator/rows"
 	gojson "github.com/goccy/go-json"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // MaxEventBytes caps one event's key, value and headers together, below
 // Kafka's default message.max.bytes (1048588) with room for batch framing.
-const MaxEventBytes = rows.MaxEventBytes
+const MaxEventBytes = control.MaxEventBytes
 
 // EventValueNotSupported is the errorCode of an event whose value is a
 // JSON object no Delta table could hold: nested deeper than rows.MaxDepth,
 // or with a member name rows.CheckName refuses.
-const EventValueNotSupported = "EventValueNotSupported"
+const EventValueNotSupported = control.CodeEventValueNotSupported
 
 // partitionSummary tells where a produce wrote in one partition.
 type partitionSummary struct {
@@ -56,52 +52,34 @@ func (a *API) produce(c *call) error {
 			sc.release()
 		}
 	}()
-	it, s, records, err := a.produceInput(c, sc)
+	lane, records, err := a.produceInput(c, sc)
 	if err != nil {
-		return err
+		return ingestError(err)
 	}
-	ctx, cancel := context.WithTimeout(c.r.Context(), a.cfg.ProduceTimeout)
-	defer cancel()
-	pos, err := a.cfg.Broker.Produce(ctx, s.Topic, records)
-	var pe *broker.ProduceError
-	if errors.As(err, &pe) {
-		held = true
-		return fabricerr.New(http.StatusBadGateway, fabricerr.KafkaUnavailable,
-			"the Kafka broker did not accept %d of %d events (%d were written): %v", pe.Failed, len(records), len(records)-pe.Failed, pe.Err)
-	} else if err != nil {
-		return kafkaError(err)
+	pos, err := lane.Write(c.r.Context(), records, control.Delivered)
+	if err != nil {
+		held = errors.As(err, new(*broker.ProduceError))
+		return ingestError(err)
 	}
-	a.rt.CountProduced(s.Topic, sourceOf(s, c.r.PathValue("ds")), records) // data insights
-	if err := a.rt.Await(c.r.Context(), it.ID, pos); err != nil {
-		return err
-	}
-	sc.answer = appendProduceAnswer(sc.answer[:0], s.Topic, pos)
+	sc.answer = appendProduceAnswer(sc.answer[:0], lane.Stream.Topic, pos)
 	return writeProduceAnswer(c.w, sc.answer)
 }
 
-// produceInput looks the source up while it reads and validates the body
-// (both take a while: store queries, and a pass over every event), then
-// answers the first error in the order of the checks: the source (missing,
-// forbidden, read-only, paused, no broker), then the body.
-func (a *API) produceInput(c *call, sc *produceScratch) (store.Item, eventstream.Stream, []*kgo.Record, error) {
-	type source struct {
-		it  store.Item
-		s   eventstream.Stream
-		err error
+// produceInput opens the ingest seam's lane into the source while it
+// reads and validates the body (both take a while: store queries, and a
+// pass over every event), then answers the first error in the order of
+// the checks: the source (missing, forbidden, read-only, paused, no
+// broker), then the body.
+func (a *API) produceInput(c *call, sc *produceScratch) (control.Lane, []*kgo.Record, error) {
+	type opened struct {
+		lane control.Lane
+		err  error
 	}
-	found := make(chan source, 1)
+	found := make(chan opened, 1)
 	go func() {
-		it, m, s, err := a.source(c, true, store.RoleContributor)
-		switch {
-		case err != nil:
-		case s.Type == eventstream.DerivedStreamType:
-			err = readOnlyError(s)
-		case m.SourcePaused(c.r.PathValue("ds"), s.ID):
-			err = pausedError(it, c.r.PathValue("ds"))
-		case !a.cfg.Broker.Enabled():
-			err = kafkaError(broker.ErrNoBroker)
-		}
-		found <- source{it, s, err}
+		l, err := a.cfg.Ingest.Open(c.r.Context(), control.Caller{Principal: c.principal},
+			control.Target{Workspace: c.r.PathValue("ws"), Eventstream: c.r.PathValue("id"), Node: c.r.PathValue("ds")})
+		found <- opened{l, err}
 	}()
 	body, err := a.readBodyInto(c, sc.body)
 	sc.body = body
@@ -111,9 +89,9 @@ func (a *API) produceInput(c *call, sc *produceScratch) (store.Item, eventstream
 	}
 	src := <-found
 	if src.err != nil {
-		return src.it, src.s, nil, src.err
+		return src.lane, nil, src.err
 	}
-	return src.it, src.s, records, err
+	return src.lane, records, err
 }
 
 func summarize(pos []broker.Position) []partitionSummary {
@@ -253,37 +231,7 @@ func toRecord(ev eventIn, i int, now time.Time, r *kgo.Record) error {
 		}
 		r.Timestamp = ts
 	}
-	size := len(r.Key) + len(r.Value)
-	for _, h := range r.Headers {
-		size += len(h.Key) + len(h.Value)
-	}
-	if size > MaxEventBytes {
-		return fabricerr.New(http.StatusRequestEntityTooLarge, "EventTooLarge",
-			"%s is %d bytes; one event's key, value and headers may total at most %d bytes", field(""), size, MaxEventBytes).
-			WithDetails(fabricerr.Detail{ErrorCode: "EventTooLarge", Message: field("")})
-	}
-	if ev.valueFitsRow {
-		return nil // fastEvents saw it pass
-	}
-	return checkValue(r.Value, func() string { return field(".value") })
-}
-
-// checkValue refuses a value that becomes a row (a JSON object, sent as
-// JSON or as text) beyond package rows' limits, naming the field (made
-// only then: formatting it for every event would cost more than the check).
-func checkValue(value []byte, field func() string) error {
-	var le *rows.LimitError
-	if err := rows.CheckValue(value); !errors.As(err, &le) {
-		return nil
-	}
-	path := field()
-	if le.Path != "" {
-		path += "." + le.Path
-	}
-	return fabricerr.New(http.StatusBadRequest, EventValueNotSupported,
-		"%s %s; an event that becomes a table row must nest objects and arrays at most %d levels deep and name its members with no control characters, not empty or blank, so that Delta readers can read the table",
-		path, le.Reason, rows.MaxDepth).
-		WithDetails(fabricerr.Detail{ErrorCode: EventValueNotSupported, Message: path})
+	return eventError(control.CheckEvent(i, r, ev.valueFitsRow), field)
 }
 
 // payload turns a JSON value into record bytes: strings as their text,

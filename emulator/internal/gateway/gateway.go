@@ -26,6 +26,12 @@ type Grant struct {
 	// Rights limits what the connection may do with Topic: Send (produce),
 	// Listen (fetch, consumer offsets), or both. Zero allows both.
 	Rights Rights
+	// Node is the host's name for where the credential belongs (the
+	// emulator: its CustomEndpoint node), told back to the ProduceObserver.
+	Node string
+	// Owner is the host's name for what Node belongs to (the emulator: the
+	// Eventstream), told back to the ProduceObserver.
+	Owner string
 }
 
 // Rights are the Event Hubs claims of a shared access key.

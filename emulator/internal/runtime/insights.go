@@ -25,12 +25,15 @@ import (
 //     record timestamp delivered; BackloggedInputEvents is computed when
 //     read (Backlog).
 //   - a stream's IncomingMessages and IncomingBytes are the records
-//     produced into its topic through the emulator (HTTP produce, the
-//     custom endpoint's Kafka gateway, sources, a DerivedStream's
-//     destination); OutgoingMessages and OutgoingBytes the records its
-//     destinations received, each destination counting once.
+//     produced into its topic through the emulator (every door of the
+//     ingest seam, package control; sources; a DerivedStream's
+//     destination), bytes being value bytes; OutgoingMessages and
+//     OutgoingBytes the records its destinations received, each
+//     destination counting once.
 //   - a source's InputEvents and InputEventBytes are the events it took
-//     in, OutputEvents those it produced into the stream.
+//     in, OutputEvents those it produced into the stream: for a
+//     CustomEndpoint source, what any door put in through it
+//     (CountIngested).
 
 // StreamNode returns the data insights of stream streamID of Eventstream
 // esID (the DefaultStream or a DerivedStream).
@@ -49,22 +52,30 @@ func (rt *Runtime) SourceNode(esID, sourceID string) *insights.Node {
 // and keyed as they are).
 func nodeKey(esID, id string) string { return esID + "/" + strings.ToLower(id) }
 
-// CountProduced counts recs produced into topic: the stream the topic
-// belongs to counts them as incoming; source sourceID ("" for none)
-// counts them as taken in and sent on.
+// CountProduced counts recs produced into topic by CountIngested's rule.
 func (rt *Runtime) CountProduced(topic, sourceID string, recs []*kgo.Record) {
+	if len(recs) > 0 {
+		rt.CountIngested(topic, sourceID, int64(len(recs)), valueBytes(recs))
+	}
+}
+
+// CountIngested is the one rule of what events put into topic count,
+// whichever way they came in: the stream the topic belongs to counts n
+// incoming messages of size value bytes; source sourceID ("" for none)
+// counts them as taken in (InputEvents, InputEventBytes) and sent on
+// (OutputEvents).
+func (rt *Runtime) CountIngested(topic, sourceID string, n, size int64) {
 	esID, streamID, ok := strings.Cut(topic, ".")
-	if !ok || len(recs) == 0 {
+	if !ok || n == 0 {
 		return
 	}
-	n, b := int64(len(recs)), valueBytes(recs)
 	s := rt.StreamNode(esID, streamID)
 	s.Add(insights.IncomingMessages, n)
-	s.Add(insights.IncomingBytes, b)
+	s.Add(insights.IncomingBytes, size)
 	if sourceID != "" {
 		src := rt.SourceNode(esID, sourceID)
 		src.Add(insights.InputEvents, n)
-		src.Add(insights.InputEventBytes, b)
+		src.Add(insights.InputEventBytes, size)
 		src.Add(insights.OutputEvents, n)
 	}
 }
@@ -237,16 +248,5 @@ func (rt *Runtime) Backlog(ctx context.Context, id, topic string) (n int64, ok b
 func (rt *Runtime) countSource(err error, run *sourceRunner, recs []*kgo.Record) {
 	if err == nil {
 		rt.CountProduced(run.spec.Topic, run.spec.ID, recs)
-	}
-}
-
-// CountProducedBatches counts n records of size bytes produced into topic
-// through the custom endpoint's Kafka gateway (the stream's incoming
-// messages; bytes are the record batches' as sent).
-func (rt *Runtime) CountProducedBatches(topic string, n, size int64) {
-	if esID, streamID, ok := strings.Cut(topic, "."); ok {
-		s := rt.StreamNode(esID, streamID)
-		s.Add(insights.IncomingMessages, n)
-		s.Add(insights.IncomingBytes, size)
 	}
 }

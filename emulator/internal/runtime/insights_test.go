@@ -124,3 +124,23 @@ func TestInsightsSavedRestoreAfterCrash(t *testing.T) {
 		t.Errorf("restored logs %+v", l)
 	}
 }
+
+// CountIngested is the one rule of every door: the stream counts the
+// events and their value bytes; a source named counts them as taken in
+// and sent on; none named, no source counts.
+func TestCountIngestedCountsStreamAndSource(t *testing.T) {
+	rt := New(Config{})
+	rt.CountIngested("es.ds", "Src", 3, 30)
+	rt.CountIngested("es.ds", "", 2, 5)
+	rt.CountIngested("no-topic-of-an-eventstream", "Src", 9, 9)
+	if c := rt.StreamNode("es", "DS").Counters(); c[insights.IncomingMessages] != 5 || c[insights.IncomingBytes] != 35 {
+		t.Errorf("stream %v", c)
+	}
+	c := rt.SourceNode("es", "src").Counters()
+	want := map[insights.Metric]int64{insights.InputEvents: 3, insights.InputEventBytes: 30, insights.OutputEvents: 3}
+	for k, v := range want {
+		if c[k] != v {
+			t.Errorf("source %s = %d, want %d (all %v)", k, c[k], v, c)
+		}
+	}
+}
