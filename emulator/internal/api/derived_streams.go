@@ -37,13 +37,6 @@ func (a *API) userDestinations(ctx context.Context, esID string) ([]store.Destin
 	return slices.DeleteFunc(ds, internal), err
 }
 
-// readOnlyError answers a produce into DerivedStream s.
-func readOnlyError(s eventstream.Stream) error {
-	return fabricerr.New(http.StatusBadRequest, DerivedStreamIsReadOnly,
-		"%s is the DerivedStream %q: its topic holds the output of the operators before it and takes no events; produce into the DefaultStream or a CustomEndpoint source", s.ID, s.Name).
-		WithResource(s.ID, eventstream.DerivedStreamType)
-}
-
 // applyDerivedStreams reconciles es's DerivedStreams with plan p (es is
 // stored with the new streams; old were its streams before): the topics and
 // internal bindings of streams that are gone are deleted, the others are

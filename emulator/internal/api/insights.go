@@ -231,11 +231,3 @@ func (a *API) insightsRoutes() {
 	a.handle("GET /_emulator/metrics", false, a.prometheusMetrics)
 }
 
-// sourceOf is the source node a produce addressed as ds: a definition's
-// CustomEndpoint source, or none ("") when ds is the stream itself.
-func sourceOf(s eventstream.Stream, ds string) string {
-	if strings.EqualFold(s.ID, ds) {
-		return ""
-	}
-	return ds
-}

@@ -549,12 +549,6 @@ func (a *API) resumeDestination(c *call) error {
 	return nil
 }
 
-func pausedError(es store.Item, ds string) error {
-	return fabricerr.New(http.StatusConflict, EventstreamSourcePaused,
-		"source %s of Eventstream %s is paused; POST …/eventstreams/%s/sources/{sourceId}/resume (or …/eventstreams/%s/resume) with {\"startType\": \"Now\"} to accept events again",
-		ds, es.ID, es.ID, es.ID).WithResource(ds, "Source")
-}
-
 // kafkaReadError is a topic the cluster cannot serve (see
 // Runtime.KafkaHealth), reported
 // in the topology with the errorCode of a produce the cluster refuses.
