@@ -230,4 +230,3 @@ func (a *API) insightsRoutes() {
 	}
 	a.handle("GET /_emulator/metrics", false, a.prometheusMetrics)
 }
-
