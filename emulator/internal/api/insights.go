@@ -10,6 +10,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/insights"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // Data insights of Eventstream nodes (fabric-docs, "Monitor the status and
@@ -113,11 +114,10 @@ func (a *API) findInsightNode(ctx context.Context, es store.Item, nodeType, id s
 			return n, nil
 		}
 	}
-	code := fabricerr.EntityNotFound
 	if nodeType == nodeDestination {
-		code = "DestinationNotFound"
+		return nodeInsights{}, fabricerr.NotFound(wire.DestinationNotFound, nodeType, id)
 	}
-	return nodeInsights{}, fabricerr.NotFound(code, nodeType, id)
+	return nodeInsights{}, fabricerr.NotFound(fabricerr.EntityNotFound, nodeType, id)
 }
 
 // eventstreamMetrics serves GET …/eventstreams/{id}/metrics: every source,

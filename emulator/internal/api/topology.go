@@ -567,4 +567,4 @@ func (e kafkaReadError) Error() string {
 func (e kafkaReadError) Unwrap() error { return e.err }
 
 // ErrorCode is the errorCode the topology reports.
-func (kafkaReadError) ErrorCode() string { return fabricerr.KafkaUnavailable }
+func (kafkaReadError) ErrorCode() string { return string(fabricerr.KafkaUnavailable) }
