@@ -17,7 +17,7 @@ const (
 	TokenExpired           ErrorCode = "TokenExpired"           // 401: the bearer token's exp has passed
 	InsufficientPrivileges ErrorCode = "InsufficientPrivileges" // 403: the caller's workspace role is too low
 	Forbidden              ErrorCode = "Forbidden"              // 403: the caller may not do this at all
-	HTTPSRequired          ErrorCode = "HttpsRequired"          // 403: a credential sent over plain HTTP where TLS is on
+	HTTPSRequired          ErrorCode = "HttpsRequired"          // 400: plain HTTP on the HTTPS port
 
 	// Not found.
 	WorkspaceNotFound   ErrorCode = "WorkspaceNotFound"

@@ -46,9 +46,10 @@ type Delivery struct {
 	// FailedAttempts counts the writes that failed (and were retried).
 	FailedAttempts int64 `json:"failedAttempts"`
 	// RecoveredPanics and SkippedRecords count the records a sink panicked
-	// on and the ones the error policy skipped.
-	RecoveredPanics int64 `json:"recoveredPanics,omitempty"`
-	SkippedRecords  int64 `json:"skippedRecords,omitempty"`
+	// on and the ones the error policy skipped; both are absent while both
+	// are 0.
+	RecoveredPanics *int64 `json:"recoveredPanics,omitempty"`
+	SkippedRecords  *int64 `json:"skippedRecords,omitempty"`
 	// LastKafkaError is why the Kafka cluster cannot serve the topic, when
 	// Status is Warning; delivery resumes once it can.
 	LastKafkaError string `json:"lastKafkaError,omitempty"`

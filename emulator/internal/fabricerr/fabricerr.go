@@ -148,3 +148,7 @@ func (e *Error) Wire() *wire.Error {
 	return &wire.Error{ErrorCode: e.ErrorCode, Message: e.Message, RequestID: e.RequestID,
 		MoreDetails: e.MoreDetails, RelatedResource: e.RelatedResource}
 }
+
+// MarshalJSON encodes e as its envelope (wire.Error), wherever it is
+// embedded (a failed operation's error, an answer written by hand).
+func (e Error) MarshalJSON() ([]byte, error) { return json.Marshal(e.Wire()) }
