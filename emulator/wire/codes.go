@@ -29,6 +29,7 @@ const (
 	ConnectionNotFound  ErrorCode = "ConnectionNotFound"
 	FolderNotFound      ErrorCode = "FolderNotFound"
 	TriggerNotFound     ErrorCode = "TriggerNotFound"
+	TableNotFound       ErrorCode = "TableNotFound" // the portal: a Lakehouse table page of no table
 	JobInstanceNotFound ErrorCode = "JobInstanceNotFound"
 	EndpointNotFound    ErrorCode = "EndpointNotFound" // 404: no route at this path
 
@@ -95,7 +96,7 @@ const (
 var codes = []ErrorCode{
 	InvalidToken, TokenExpired, InsufficientPrivileges, Forbidden, HTTPSRequired,
 	WorkspaceNotFound, ItemNotFound, EntityNotFound, PrincipalNotFound, DatasourceNotFound, DestinationNotFound,
-	ConnectionNotFound, FolderNotFound, TriggerNotFound, JobInstanceNotFound, EndpointNotFound,
+	ConnectionNotFound, FolderNotFound, TriggerNotFound, TableNotFound, JobInstanceNotFound, EndpointNotFound,
 	InvalidInput, InvalidParameter, InvalidRequest, InvalidItemType, InvalidJobType, InvalidContinuationToken, InvalidPath,
 	CorruptedPayload, MissingDefinitionPart, OperationNotSupportedForItem, EventstreamNodeNotSupported,
 	EventstreamOperatorNotSupported, EventstreamNodeNotCustomEndpoint, EventValueNotSupported,

@@ -68,3 +68,24 @@ type Table struct {
 type TableList struct {
 	Data []Table `json:"data"`
 }
+
+// Operation statuses.
+const (
+	OperationNotStarted = "NotStarted"
+	OperationRunning    = "Running"
+	OperationSucceeded  = "Succeeded"
+	OperationFailed     = "Failed"
+)
+
+// OperationState is GET /v1/operations/{operationId}: a long-running
+// operation's progress, and its error once it Failed.
+type OperationState struct {
+	Status string `json:"status"`
+	// CreatedTimeUtc and LastUpdatedTimeUtc are UTC with milliseconds
+	// (2006-01-02T15:04:05.000Z).
+	CreatedTimeUtc     string `json:"createdTimeUtc"`
+	LastUpdatedTimeUtc string `json:"lastUpdatedTimeUtc"`
+	// PercentComplete is 0, 50 while it runs, then 100.
+	PercentComplete int    `json:"percentComplete"`
+	Error           *Error `json:"error,omitempty"`
+}
