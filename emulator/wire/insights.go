@@ -45,6 +45,9 @@ func (m NodeMetrics) String() string {
 	return fmt.Sprintf("%s %s (%s): %s", m.NodeType, m.ID, m.Type, strings.Join(parts, ", "))
 }
 
+// GomegaString makes gomega print the node with its counters.
+func (m NodeMetrics) GomegaString() string { return m.String() }
+
 // EventstreamMetrics is GET …/eventstreams/{id}/metrics: every source,
 // stream and destination node of an Eventstream with its metrics.
 type EventstreamMetrics struct {
