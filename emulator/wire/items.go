@@ -89,3 +89,32 @@ type OperationState struct {
 	PercentComplete int    `json:"percentComplete"`
 	Error           *Error `json:"error,omitempty"`
 }
+
+// Folder is a workspace folder. The emulator keeps none: every item is at
+// the workspace's root, and GET …/folders answers an empty List.
+type Folder struct {
+	ID             string `json:"id"`
+	DisplayName    string `json:"displayName"`
+	WorkspaceID    string `json:"workspaceId"`
+	ParentFolderID string `json:"parentFolderId,omitempty"`
+}
+
+// DefinitionAnswer is POST …/getDefinition: the item's definition.
+type DefinitionAnswer struct {
+	Definition Definition `json:"definition"`
+}
+
+// Definition is an item definition: its parts, and the format they are in
+// when the item type has several.
+type Definition struct {
+	Format string           `json:"format,omitempty"`
+	Parts  []DefinitionPart `json:"parts"`
+}
+
+// DefinitionPart is one file of a definition (eventstream.json,
+// .platform, …), its payload base64 (PayloadType InlineBase64).
+type DefinitionPart struct {
+	Path        string `json:"path"`
+	Payload     string `json:"payload"`
+	PayloadType string `json:"payloadType"`
+}

@@ -186,5 +186,5 @@ func (a *API) listFolders(c *call) error {
 	if _, err := a.workspace(c, store.RoleViewer); err != nil {
 		return err
 	}
-	return list(c, []struct{}{}, 0)
+	return list(c, []wire.Folder{}, 0)
 }
