@@ -21,7 +21,9 @@
 //   - records read back by the consume route ([ConsumeAnswer], [Record]);
 //   - Job Scheduler instances ([JobInstance]);
 //   - the item envelopes Go code reads ([Workspace], [Item],
-//     [RoleAssignment], [Table]) and the paged list envelope ([List]).
+//     [RoleAssignment], [Folder], [TableList], [DefinitionAnswer]), a
+//     long-running operation's state ([OperationState]) and the paged
+//     list envelope ([List]).
 //
 // Field names and values are the API's exactly: a Fabric name keeps
 // Fabric's spelling, and the emulator's own additions (a binding's
@@ -34,7 +36,14 @@
 //
 // Where Microsoft's specification is silent, the shapes follow what the
 // emulator has always answered: a node's status is one of the NodeStatus
-// values of the topology specification, and a node's error has no
-// errorDetails (the specification allows them; the emulator has none to
-// give).
+// values of the topology specification, a node's error has no errorDetails
+// (the specification allows them; the emulator has none to give), and a
+// topology node shows only the fields of Fabric's node responses, each
+// present exactly when the Eventstream's definition gave it.
+//
+// Not here yet: Reflex triggers and the produce route's answer, which the
+// portal and fabrictest still describe themselves, and the emulator's
+// control routes (clock, health), which only their own callers read.
+// A record's timestamp is a time.Time, so a record stamped outside the
+// years 0 to 9999 (which Kafka allows) does not decode.
 package wire
