@@ -93,12 +93,11 @@ func (a *API) destinationStatus(d store.Destination, paused []string) (string, e
 func (a *API) withStatus(n wire.Node, status string, err error) wire.Node {
 	n.Status = status
 	if err != nil {
-		code := wire.DestinationFailed
+		n.Error = &wire.NodeError{ErrorCode: wire.DestinationFailed, ErrorMessage: a.scrub(err.Error())}
 		var coded interface{ ErrorCode() string }
 		if errors.As(err, &coded) {
-			code = wire.ErrorCode(coded.ErrorCode())
+			n.Error.ErrorCode = wire.ErrorCode(coded.ErrorCode())
 		}
-		n.Error = &wire.NodeError{ErrorCode: code, ErrorMessage: a.scrub(err.Error())}
 	}
 	return n
 }

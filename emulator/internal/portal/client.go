@@ -55,7 +55,8 @@ func (p *Portal) call(r *http.Request, principal, method, path string, body, out
 	if rec.Code >= 300 {
 		e := &apiError{Status: rec.Code}
 		if json.Unmarshal(rec.Body.Bytes(), &e.Env) != nil || e.Env.ErrorCode == "" {
-			e.Env.ErrorCode, e.Env.Message = wire.ErrorCode(http.StatusText(rec.Code)), rec.Body.String()
+			// Not the envelope (the API always answers one): shown as it came.
+			e.Env = wire.Error{ErrorCode: wire.UnknownError, Message: http.StatusText(rec.Code) + ": " + rec.Body.String()}
 		}
 		return e
 	}
