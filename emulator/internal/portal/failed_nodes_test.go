@@ -95,9 +95,15 @@ func TestEventstreamPageShowsFailedAndWarningNodes(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("Eventstream page: %d: %s", status, body)
 	}
+	// The Warning's message ends with the client's last dial error, which
+	// changes from call to call; its start does not.
+	const kafkaPrefix = "the Kafka cluster cannot serve the Eventstream"
+	if !strings.HasPrefix(warning.Error.ErrorMessage, kafkaPrefix) {
+		t.Fatalf("Warning node's message: %q", warning.Error.ErrorMessage)
+	}
 	for _, w := range []string{
 		"Failed", string(wire.DestinationFailed), html.EscapeString(failed.Error.ErrorMessage),
-		"Warning", string(wire.KafkaUnavailable), html.EscapeString(warning.Error.ErrorMessage),
+		"Warning", string(wire.KafkaUnavailable), html.EscapeString(kafkaPrefix),
 	} {
 		if !strings.Contains(body, w) {
 			t.Errorf("Eventstream page lacks %q", w)
@@ -124,9 +130,12 @@ func TestEventstreamPageShowsFailedAndWarningNodes(t *testing.T) {
 	for _, n := range st.Nodes {
 		switch n.ID {
 		case eh, f.lake:
-			want := map[string]*wire.NodeError{eh: failed.Error, f.lake: warning.Error}[n.ID]
-			if n.Error == nil || *n.Error != *want {
-				t.Errorf("status JSON of %s: error %+v, want %+v", n.ID, n.Error, want)
+			ok := n.Error != nil && *n.Error == *failed.Error // the Failed node's error is stable
+			if n.ID == f.lake {
+				ok = n.Error != nil && n.Error.ErrorCode == wire.KafkaUnavailable && strings.HasPrefix(n.Error.ErrorMessage, kafkaPrefix)
+			}
+			if !ok {
+				t.Errorf("status JSON of %s: error %+v", n.ID, n.Error)
 			}
 			seen++
 		}
