@@ -422,6 +422,7 @@ type checker struct {
 	deviated   map[int]int
 	extensions map[string]int
 	covered    map[string]bool
+	wire       bool // also hold each answer to its wire type (wiretypes_test.go)
 }
 
 func newChecker(t *testing.T, spec *specSet) *checker {
@@ -495,6 +496,9 @@ func (c *checker) response(opID string, r resp) resp {
 			return r
 		}
 		c.validate(fmt.Sprintf("%s %s %d", op.method, op.path, r.Status), schema, v, false)
+	}
+	if c.wire {
+		wireRoundTrip(c.t, opID, r)
 	}
 	return r
 }
@@ -688,6 +692,7 @@ var served = []string{
 func TestConformance(t *testing.T) {
 	spec := loadSpecs(t)
 	ck := newChecker(t, spec)
+	ck.wire = true
 	e := startEnv(t, emulator.WithPageSize(2))
 	release := make(chan struct{})
 	e.srv.HandleJobs("", "Blocking", func(ctx context.Context, _ emulator.Job) error {
@@ -962,6 +967,7 @@ func TestConformance(t *testing.T) {
 
 	e.must(200, do("Workspaces_DeleteWorkspace", "DELETE", wsBase, nil))
 
+	checkWireCoverage(t)
 	for _, id := range served {
 		if !ck.covered[id] {
 			t.Errorf("operation %s is served but was not driven", id)

@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // Response is one answer of the emulator's HTTP API.
@@ -37,48 +39,35 @@ func (r *Response) Decode(v any) error {
 // APIError is a non-2xx answer in Fabric's error envelope. Helpers named
 // Try… return it (as error) so that tests can assert failures; use
 // errors.As, or the HaveErrorCode matcher.
+//
+// The envelope's fields (ErrorCode, Message, RequestID, MoreDetails,
+// RelatedResource) are those of wire.Error: ErrorCode is Fabric's stable
+// code, such as "ItemNotFound"; the message may change between releases.
 type APIError struct {
 	// Method and Path are the request that failed.
-	Method, Path string
+	Method, Path string `json:"-"`
 	// Status is the HTTP status code, such as 404.
-	Status int
-	// ErrorCode is Fabric's stable error code, such as "ItemNotFound".
-	ErrorCode string `json:"errorCode"`
-	// Message is the human-readable explanation; it may change between
-	// releases, ErrorCode does not.
-	Message string `json:"message"`
-	// RequestID identifies the request in the emulator's log.
-	RequestID string `json:"requestId"`
-	// MoreDetails lists further errors, such as the field at fault.
-	MoreDetails []ErrorDetail `json:"moreDetails,omitempty"`
-	// RelatedResource names the resource the error is about, if any.
-	RelatedResource *RelatedResource `json:"relatedResource,omitempty"`
+	Status int `json:"-"`
+	ErrorEnvelope
 	// Response is the whole answer.
 	Response *Response `json:"-"`
 }
 
+// ErrorEnvelope is Fabric's error envelope, as an APIError holds it.
+type ErrorEnvelope = wire.Error
+
 // ErrorDetail is one entry of an error's moreDetails.
-type ErrorDetail struct {
-	// ErrorCode is the detail's code, such as "InvalidParameter".
-	ErrorCode string `json:"errorCode"`
-	// Message explains the detail.
-	Message string `json:"message"`
-}
+type ErrorDetail = wire.ErrorDetail
 
 // RelatedResource names the resource an error is about.
-type RelatedResource struct {
-	// ResourceID is the id looked for, such as an item id.
-	ResourceID string `json:"resourceId"`
-	// ResourceType is the kind of resource, such as "Eventstream".
-	ResourceType string `json:"resourceType"`
-}
+type RelatedResource = wire.RelatedResource
 
 // Error reads like "GET /v1/…: 404 ItemNotFound: The requested … (requestId …)".
 func (e *APIError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s: %d", e.Method, e.Path, e.Status)
 	if e.ErrorCode != "" {
-		b.WriteString(" " + e.ErrorCode)
+		b.WriteString(" " + string(e.ErrorCode))
 	}
 	if e.Message != "" {
 		b.WriteString(": " + e.Message)
@@ -97,7 +86,7 @@ func (e *APIError) Error() string {
 func ErrorCode(err error) string {
 	var ae *APIError
 	if errors.As(err, &ae) {
-		return ae.ErrorCode
+		return string(ae.ErrorCode)
 	}
 	return ""
 }
@@ -174,7 +163,7 @@ func (e *Env) do(method, path string, query url.Values, body any, wait time.Dura
 	if hr.StatusCode < 200 || hr.StatusCode > 299 {
 		ae := &APIError{Method: method, Path: path, Status: hr.StatusCode, Response: resp}
 		if json.Unmarshal(raw, ae) != nil || ae.ErrorCode == "" {
-			ae.ErrorCode = hr.Header.Get("x-ms-public-api-error-code")
+			ae.ErrorCode = wire.ErrorCode(hr.Header.Get("x-ms-public-api-error-code"))
 			if ae.Message == "" {
 				ae.Message = snippet(raw)
 			}

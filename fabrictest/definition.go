@@ -11,6 +11,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
+
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // definition builds an Eventstream item definition (the parts Fabric's
@@ -58,44 +60,17 @@ func (w Workspace) TryDeployEventstream(name string, topology any) (Eventstream,
 	return w.createEventstream(map[string]any{"displayName": name, "definition": def})
 }
 
-// Node is a source, stream or destination of an Eventstream's topology,
-// with the id the emulator assigned and its runtime status.
-type Node struct {
-	ID     string `json:"id"`
-	Name   string `json:"name"`
-	Type   string `json:"type"`
-	Status string `json:"status"`
-	// Error says why a Failed or Warning node is so (absent otherwise).
-	Error *NodeError `json:"error,omitempty"`
-}
+// Node is a source, stream, operator or destination of an Eventstream's
+// topology, with the id the emulator assigned and its runtime status; its
+// Error says why a Failed or Warning node is so.
+type Node = wire.Node
 
 // NodeError is the error of a topology node: a stable code and a message.
-type NodeError struct {
-	ErrorCode    string `json:"errorCode"`
-	ErrorMessage string `json:"errorMessage"`
-}
+type NodeError = wire.NodeError
 
-// Topology is GET …/eventstreams/{id}/topology, nodes by kind.
-type Topology struct {
-	Sources      []Node `json:"sources"`
-	Streams      []Node `json:"streams"`
-	Destinations []Node `json:"destinations"`
-}
-
-// Source returns the source named name (the zero Node when there is none).
-func (t Topology) Source(name string) Node { return byName(t.Sources, name) }
-
-// Destination returns the destination named name (the zero Node when there is none).
-func (t Topology) Destination(name string) Node { return byName(t.Destinations, name) }
-
-func byName(nodes []Node, name string) Node {
-	for _, n := range nodes {
-		if n.Name == name {
-			return n
-		}
-	}
-	return Node{}
-}
+// Topology is GET …/eventstreams/{id}/topology, nodes by kind; Source and
+// Destination find a node by name.
+type Topology = wire.Topology
 
 // Topology reads the Eventstream's topology and fails the test if it cannot.
 func (es Eventstream) Topology() Topology {
@@ -111,15 +86,7 @@ func (es Eventstream) Topology() Topology {
 // or …/destinations/{id}/connection): what a Kafka client configured the
 // Event Hubs way needs.
 type Connection struct {
-	FullyQualifiedNamespace string `json:"fullyQualifiedNamespace"`
-	EventHubName            string `json:"eventHubName"`
-	ConsumerGroupName       string `json:"consumerGroupName"`
-	AccessKeys              struct {
-		PrimaryKey                string `json:"primaryKey"`
-		SecondaryKey              string `json:"secondaryKey"`
-		PrimaryConnectionString   string `json:"primaryConnectionString"`
-		SecondaryConnectionString string `json:"secondaryConnectionString"`
-	} `json:"accessKeys"`
+	wire.Connection
 
 	tls *tls.Config // the endpoint's TLS (WithTLS); nil: SASL_PLAINTEXT
 }

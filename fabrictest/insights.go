@@ -6,7 +6,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
+
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // Data insights (fabric-docs, "Monitor the status and performance of an
@@ -30,30 +31,16 @@ const (
 	MetricOutgoingBytes         = "OutgoingBytes"
 )
 
-// NodeMetrics is one node's data insights.
-type NodeMetrics struct {
-	// ID is the node's id, as the topology shows it.
-	ID string `json:"id"`
-	// Name is the node's name.
-	Name string `json:"name"`
-	// Type is the node's type (Lakehouse, DefaultStream, CustomEndpoint, …).
-	Type string `json:"type"`
-	// NodeType is Source, Stream or Destination.
-	NodeType string `json:"nodeType"`
-	// Metrics are the counters by Fabric's metric name.
-	Metrics map[string]int64 `json:"metrics"`
-}
+// NodeMetrics is one node's data insights: its id, name, type, kind
+// (Source, Stream or Destination) and counters by Fabric's metric name.
+type NodeMetrics = wire.NodeMetrics
 
-// String describes the node and every counter on one line, names sorted.
-func (m NodeMetrics) String() string {
-	return fmt.Sprintf("%s %s (%s): %s", m.NodeType, m.ID, m.Type, m.counters(", "))
-}
+// EventstreamMetrics is every source, stream and destination node of an
+// Eventstream with its metrics; Node finds one by id.
+type EventstreamMetrics = wire.EventstreamMetrics
 
-// GomegaString makes gomega print the node with its counters.
-func (m NodeMetrics) GomegaString() string { return m.String() }
-
-// counters lists name=value of every counter, names sorted.
-func (m NodeMetrics) counters(sep string) string {
+// counters lists name=value of every counter of m, names sorted.
+func counters(m NodeMetrics, sep string) string {
 	names := make([]string, 0, len(m.Metrics))
 	for k := range m.Metrics {
 		names = append(names, k)
@@ -64,23 +51,6 @@ func (m NodeMetrics) counters(sep string) string {
 		parts[i] = fmt.Sprintf("%s=%d", k, m.Metrics[k])
 	}
 	return strings.Join(parts, sep)
-}
-
-// EventstreamMetrics is every source, stream and destination node of an
-// Eventstream with its metrics.
-type EventstreamMetrics struct {
-	EventstreamID string        `json:"eventstreamId"`
-	Nodes         []NodeMetrics `json:"nodes"`
-}
-
-// Node returns the node with id (any case), or false.
-func (em EventstreamMetrics) Node(id string) (NodeMetrics, bool) {
-	for _, n := range em.Nodes {
-		if strings.EqualFold(n.ID, id) {
-			return n, true
-		}
-	}
-	return NodeMetrics{}, false
 }
 
 // Metrics returns the destination's data insights and fails the test
@@ -144,20 +114,7 @@ func (es Eventstream) TryStreamMetrics() (NodeMetrics, error) {
 }
 
 // LogEntry is one runtime log line of a node.
-type LogEntry struct {
-	Time       time.Time      `json:"time"`
-	Level      string         `json:"level"` // Information, Warning or Error
-	Message    string         `json:"message"`
-	Attributes map[string]any `json:"attributes,omitempty"`
-	NodeID     string         `json:"nodeId"`
-	NodeName   string         `json:"nodeName"`
-	NodeType   string         `json:"nodeType"`
-}
-
-// String shows the entry on one line.
-func (e LogEntry) String() string {
-	return fmt.Sprintf("%s %s %s: %s", e.Time.Format(time.RFC3339Nano), e.Level, e.NodeID, e.Message)
-}
+type LogEntry = wire.LogEntry
 
 // LogOption filters runtime logs.
 type LogOption func(url.Values)
@@ -214,9 +171,7 @@ func readLogs(e *Env, path string, opts []LogOption) ([]LogEntry, error) {
 	for _, o := range opts {
 		o(q)
 	}
-	var out struct {
-		Value []LogEntry `json:"value"`
-	}
+	var out wire.List[LogEntry]
 	_, err := e.do(http.MethodGet, path, q, nil, 0, &out)
 	return out.Value, err
 }

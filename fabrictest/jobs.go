@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator"
+
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // ------------------------------------------------------------------ jobs
@@ -25,57 +27,43 @@ const (
 )
 
 // JobInstance is one run of an item's job, as the Job Scheduler API renders
-// it.
+// it (decoded from wire.JobInstance, with its times parsed).
 type JobInstance struct {
 	// ID is the instance id.
-	ID string `json:"id"`
+	ID string
 	// ItemID is the item whose job it is.
-	ItemID string `json:"itemId"`
+	ItemID string
 	// JobType is the job type, such as RunNotebook.
-	JobType string `json:"jobType"`
+	JobType string
 	// InvokeType is Manual, Scheduled or EventTriggered (a Reflex trigger).
-	InvokeType string `json:"invokeType"`
+	InvokeType string
 	// Status is NotStarted, InProgress, Completed, Failed or Cancelled.
-	Status string `json:"status"`
+	Status string
 	// RootActivityID traces the run.
-	RootActivityID string `json:"rootActivityId"`
+	RootActivityID string
 	// StartTimeUtc and EndTimeUtc are zero until the instance starts and
 	// ends.
-	StartTimeUtc time.Time `json:"-"`
-	EndTimeUtc   time.Time `json:"-"`
+	StartTimeUtc time.Time
+	EndTimeUtc   time.Time
 	// FailureReason says why a Failed instance failed (the handler's error
 	// is its Message), nil otherwise.
-	FailureReason *JobFailure `json:"failureReason"`
+	FailureReason *JobFailure
 	// TriggerEvent is the event that fired an EventTriggered instance, nil
 	// for other runs.
-	TriggerEvent *TriggerEvent `json:"triggerEvent,omitempty"`
+	TriggerEvent *TriggerEvent
 }
 
-// JobFailure is a job instance's failureReason.
-type JobFailure struct {
-	// ErrorCode is JobFailed for a handler's error, NoJobRunner when nothing
-	// runs the job, JobInterrupted after a restart.
-	ErrorCode string `json:"errorCode"`
-	// Message is the handler's error text, or the emulator's explanation.
-	Message string `json:"message"`
-}
+// JobFailure is a job instance's failureReason: ErrorCode is JobFailed for
+// a handler's error, NoJobRunner when nothing runs the job, JobInterrupted
+// after a restart; Message is the handler's error text, or the emulator's
+// explanation.
+type JobFailure = wire.JobFailure
 
 // TriggerEvent is the Eventstream event that fired a job, as a Reflex
-// destination hands it on: the Kafka record's key and value as text.
-type TriggerEvent struct {
-	// Key and Value are the record's key and value.
-	Key   string `json:"Key"`
-	Value string `json:"Value"`
-	// EventType is Microsoft.Fabric.Eventstream.EventReceived.
-	EventType string `json:"EventType"`
-	// Source places the event: its Eventstream, partition and offset (-1 for
-	// a row a window made).
-	Source struct {
-		ItemID    string `json:"itemId"`
-		Partition int32  `json:"partition"`
-		Offset    int64  `json:"offset"`
-	} `json:"Source"`
-}
+// destination hands it on: the Kafka record's key and value as text, its
+// EventType (Microsoft.Fabric.Eventstream.EventReceived) and Source (its
+// Eventstream, partition and offset, -1 for a row a window made).
+type TriggerEvent wire.TriggerEvent
 
 // DecodeValue unmarshals the event's JSON value into v.
 func (e TriggerEvent) DecodeValue(v any) error {
@@ -85,24 +73,20 @@ func (e TriggerEvent) DecodeValue(v any) error {
 	return nil
 }
 
-// UnmarshalJSON reads the API's rendering (times in Fabric's
-// "2006-01-02T15:04:05.0000000" UTC form, or null).
+// UnmarshalJSON reads the API's rendering, a wire.JobInstance (times in
+// Fabric's "2006-01-02T15:04:05.0000000" UTC form, or absent).
 func (j *JobInstance) UnmarshalJSON(b []byte) error {
-	type plain JobInstance
-	var raw struct {
-		plain
-		Start *string `json:"startTimeUtc"`
-		End   *string `json:"endTimeUtc"`
-	}
-	if err := json.Unmarshal(b, &raw); err != nil {
+	var w wire.JobInstance
+	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*j = JobInstance(raw.plain)
+	*j = JobInstance{ID: w.ID, ItemID: w.ItemID, JobType: w.JobType, InvokeType: w.InvokeType, Status: w.Status,
+		RootActivityID: w.RootActivityID, FailureReason: w.FailureReason, TriggerEvent: (*TriggerEvent)(w.TriggerEvent)}
 	var err error
-	if j.StartTimeUtc, err = fabricTime(raw.Start); err != nil {
+	if j.StartTimeUtc, err = fabricTime(&w.StartTimeUtc); err != nil {
 		return fmt.Errorf("job instance %s: startTimeUtc: %w", j.ID, err)
 	}
-	if j.EndTimeUtc, err = fabricTime(raw.End); err != nil {
+	if j.EndTimeUtc, err = fabricTime(&w.EndTimeUtc); err != nil {
 		return fmt.Errorf("job instance %s: endTimeUtc: %w", j.ID, err)
 	}
 	return nil
@@ -211,10 +195,7 @@ func (it Item) TryJobInstances() (JobInstances, error) {
 	out := JobInstances{}
 	q := url.Values{}
 	for {
-		var page struct {
-			Value             []JobInstance `json:"value"`
-			ContinuationToken string        `json:"continuationToken"`
-		}
+		var page wire.List[JobInstance]
 		if _, err := it.env.do(http.MethodGet, it.jobsPath()+"/instances", q, nil, 0, &page); err != nil {
 			return nil, err
 		}

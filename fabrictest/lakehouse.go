@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/delta"
+
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // Lakehouse is a Fabric Lakehouse in the environment. Its tables are Delta
@@ -105,11 +107,7 @@ func (lh Lakehouse) Tables() []string {
 
 // TryTables is Tables that returns the error instead of failing the test.
 func (lh Lakehouse) TryTables() ([]string, error) {
-	var out struct {
-		Data []struct {
-			Name string `json:"name"`
-		} `json:"data"`
-	}
+	var out wire.TableList
 	p := "/v1/workspaces/" + url.PathEscape(lh.WorkspaceID) + "/lakehouses/" + url.PathEscape(lh.ID) + "/tables"
 	if _, err := lh.env.do(http.MethodGet, p, nil, nil, 0, &out); err != nil {
 		return nil, err
@@ -294,48 +292,73 @@ func showRow(r map[string]any) string {
 // assert without waiting.
 type Destination struct {
 	// ID is the destination id.
-	ID string `json:"id"`
+	ID string
 	// Type is Lakehouse, Eventhouse or Reflex.
-	Type string `json:"type"`
+	Type string
 	// WorkspaceID and ItemID name the target item.
-	WorkspaceID string `json:"workspaceId"`
-	ItemID      string `json:"itemId"`
+	WorkspaceID string
+	ItemID      string
 	// Table is the target table (none for a Reflex).
-	Table string `json:"table,omitempty"`
+	Table string
 	// Database is the KQL database of an Eventhouse destination.
-	Database string `json:"database,omitempty"`
+	Database string
 	// Status is Running, Failed (Delivery.LastError says why), Warning
 	// (Kafka cannot serve its topic for now: Delivery.LastKafkaError)
 	// or Inactive, as of the call that returned the handle (see Refresh).
-	Status string `json:"status"`
+	Status string
 	// Delivery counts what the destination did, as of the same call.
-	Delivery Delivery `json:"delivery"`
+	Delivery Delivery
 
 	// EventstreamID is the Eventstream the destination reads.
-	EventstreamID string `json:"-"`
+	EventstreamID string
 
 	es Eventstream
 }
 
-// Delivery is what a destination reports about its work.
+// UnmarshalJSON reads a binding as the destinations routes answer it
+// (wire.Destination; GET of one adds its topology node beside it).
+func (d *Destination) UnmarshalJSON(b []byte) error {
+	var w wire.Destination
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*d = Destination{ID: w.ID, Type: w.Type, WorkspaceID: w.WorkspaceID, ItemID: w.ItemID, Table: w.Table, Database: w.Database, Status: w.Status}
+	if w.Delivery != nil {
+		d.Delivery = deliveryOf(*w.Delivery)
+	}
+	return nil
+}
+
+// Delivery is what a destination reports about its work (wire.Delivery,
+// with absent counters as 0).
 type Delivery struct {
 	// Delivered counts the rows written.
-	Delivered int64 `json:"delivered"`
+	Delivered int64
 	// FailedAttempts counts the writes that failed (and were retried).
-	FailedAttempts int64 `json:"failedAttempts"`
+	FailedAttempts int64
 	// LastError is the last failure, when Status is Failed.
-	LastError string `json:"lastError,omitempty"`
+	LastError string
 	// LastKafkaError is why the Kafka cluster cannot serve the destination's
 	// topic (a broker lost), when Status is Warning; delivery resumes, from
 	// where it stopped, once the cluster answers.
-	LastKafkaError string `json:"lastKafkaError,omitempty"`
+	LastKafkaError string
 	// RejectedRows counts rows a Lakehouse table could not hold (parked
 	// under Files/_rejected); LastRejection says why the last one was.
-	RejectedRows  int64  `json:"rejectedRows,omitempty"`
-	LastRejection string `json:"lastRejection,omitempty"`
+	RejectedRows  int64
+	LastRejection string
 	// BufferedRows counts the rows a batching Lakehouse destination holds,
 	// not yet committed (see Env.AdvanceClock and FlushDestination).
-	BufferedRows int64 `json:"bufferedRows,omitempty"`
+	BufferedRows int64
+}
+
+// deliveryOf is w as a Delivery.
+func deliveryOf(w wire.Delivery) Delivery {
+	d := Delivery{Delivered: w.Delivered, FailedAttempts: w.FailedAttempts, LastError: w.LastError, LastKafkaError: w.LastKafkaError,
+		RejectedRows: w.RejectedRows, LastRejection: w.LastRejection}
+	if w.BufferedRows != nil {
+		d.BufferedRows = *w.BufferedRows
+	}
+	return d
 }
 
 // BindLakehouse binds the Eventstream to table of lh (created by the first
@@ -385,9 +408,7 @@ func (es Eventstream) Destinations() []Destination {
 // TryDestinations is Destinations that returns the error instead of failing
 // the test.
 func (es Eventstream) TryDestinations() ([]Destination, error) {
-	var out struct {
-		Value []Destination `json:"value"`
-	}
+	var out wire.List[Destination]
 	if _, err := es.env.do(http.MethodGet, es.itemPath()+"/destinations", nil, nil, 0, &out); err != nil {
 		return nil, err
 	}
@@ -461,10 +482,6 @@ func (d Destination) TryUnbind() error {
 	return err
 }
 
-// itemJSON is the part of an item every typed route renders.
-type itemJSON struct {
-	ID          string `json:"id"`
-	Type        string `json:"type"`
-	DisplayName string `json:"displayName"`
-	WorkspaceID string `json:"workspaceId"`
-}
+// itemJSON is an item as the typed routes render it; a type's answer
+// embeds it beside its typed properties.
+type itemJSON = wire.Item

@@ -197,7 +197,7 @@ func compareValues(rs []Record, values []any) (missing, extra []string, err erro
 func HaveErrorCode(code string) types.GomegaMatcher {
 	return gcustom.MakeMatcher(func(err error) (bool, error) {
 		var ae *APIError
-		return errors.As(err, &ae) && ae.ErrorCode == code, nil
+		return errors.As(err, &ae) && string(ae.ErrorCode) == code, nil
 	}).WithPrecompiledTemplate(newTemplate(
 		`Expected the call {{if .Failure}}to fail{{else}}not to fail{{end}} with Fabric errorCode {{printf "%q" .Data}}, but {{describeErr .Actual}}`, template.FuncMap{
 			"describeErr": describeErr,
@@ -214,7 +214,7 @@ func describeErr(actual any) string {
 	if !errors.As(err, &ae) {
 		return "it failed without an answer from the emulator:\n    " + err.Error()
 	}
-	s := fmt.Sprintf("it answered %d %s", ae.Status, orNone(ae.ErrorCode))
+	s := fmt.Sprintf("it answered %d %s", ae.Status, orNone(string(ae.ErrorCode)))
 	s += fmt.Sprintf(":\n    %s %s\n    message: %s", ae.Method, ae.Path, ae.Message)
 	for _, d := range ae.MoreDetails {
 		s += fmt.Sprintf("\n    detail: %s: %s", d.ErrorCode, d.Message)

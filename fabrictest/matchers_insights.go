@@ -37,5 +37,5 @@ func metricMatcher(w metricWant, ok func(int64) bool) types.GomegaMatcher {
 	return gcustom.MakeMatcher(func(m NodeMetrics) (bool, error) {
 		return ok(m.Metrics[w.Name]), nil
 	}).WithPrecompiledTemplate(newTemplate(`Expected {{.Actual.NodeType}} {{.Actual.ID}} ({{.Actual.Type}}) {{if .Failure}}{{else}}not {{end}}to have {{.Data.Name}} {{.Data.Op}} {{.Data.Value}}, found {{index .Actual.Metrics .Data.Name}}; its counters:
-    {{counters .Actual}}`, template.FuncMap{"counters": func(m NodeMetrics) string { return m.counters("\n    ") }}), w)
+    {{counters .Actual}}`, template.FuncMap{"counters": func(m NodeMetrics) string { return counters(m, "\n    ") }}), w)
 }

@@ -43,7 +43,7 @@ func HaveJobStatus(status string, reason ...string) types.GomegaMatcher {
 			return false, nil
 		}
 		for _, r := range reason {
-			if j.FailureReason == nil || !strings.Contains(j.FailureReason.ErrorCode+": "+j.FailureReason.Message, r) {
+			if j.FailureReason == nil || !strings.Contains(string(j.FailureReason.ErrorCode)+": "+j.FailureReason.Message, r) {
 				return false, nil
 			}
 		}

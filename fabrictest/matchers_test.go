@@ -75,7 +75,7 @@ func TestHaveRecordsWithValues(t *testing.T) {
 func TestHaveErrorCode(t *testing.T) {
 	g := NewWithT(t)
 	notFound := &fabrictest.APIError{Method: "GET", Path: "/v1/eventstreams/x/sources/y", Status: 404,
-		ErrorCode: "ItemNotFound", Message: `The requested Eventstream "x" could not be found`, RequestID: "r-1"}
+		ErrorEnvelope: fabrictest.ErrorEnvelope{ErrorCode: "ItemNotFound", Message: `The requested Eventstream "x" could not be found`, RequestID: "r-1"}}
 	g.Expect(notFound).To(fabrictest.HaveErrorCode("ItemNotFound"))
 	g.Expect(errors.Join(errors.New("wrapped"), notFound)).To(fabrictest.HaveErrorCode("ItemNotFound"))
 

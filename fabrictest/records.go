@@ -7,9 +7,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // Record is one Kafka record with the columns Spark's Kafka source gives
@@ -21,46 +22,19 @@ import (
 // /v1/eventstreams/{id}/sources/{ds}/events): key, value and header values
 // in base64 (null stays null), timestamp in RFC 3339. A test that calls the
 // route itself decodes the answer into a ConsumeAnswer.
-type Record struct {
-	// Key is the record key; nil when the record has none.
-	Key []byte `json:"key"`
-	// Value is the record value; nil for a Kafka null (a tombstone).
-	Value []byte `json:"value"`
-	// Topic is the Kafka topic, {itemId}.{datasourceId} for an Eventstream.
-	Topic string `json:"topic"`
-	// Partition is the partition the record is in.
-	Partition int32 `json:"partition"`
-	// Offset is the record's offset in its partition.
-	Offset int64 `json:"offset"`
-	// Timestamp is the record timestamp (millisecond precision).
-	Timestamp time.Time `json:"timestamp"`
-	// TimestampType is 0 for CreateTime and 1 for LogAppendTime.
-	TimestampType int `json:"timestampType"`
-	// Headers are the record headers, in order.
-	Headers []Header `json:"headers"`
-}
+type Record wire.Record
 
 // Header is one Kafka record header. A nil Value is a null header value.
-type Header struct {
-	// Key is the header name; names may repeat.
-	Key string `json:"key"`
-	// Value is the header value.
-	Value []byte `json:"value"`
-}
+type Header = wire.Header
 
-// ConsumeAnswer is the consume route's answer: the records read, in
-// partition then offset order, and where a next read starts.
+// ConsumeAnswer is the consume route's answer (wire.ConsumeAnswer): the
+// records read, in partition then offset order, and where a next read
+// starts (Complete, Count, NextOffsets).
 type ConsumeAnswer struct {
-	// Value holds the records read.
+	wire.ConsumeAnswer
+	// Value holds the records read, as Records (it is decoded here, not
+	// into the embedded answer's Value).
 	Value Records `json:"value"`
-	// Count is the number of records in Value.
-	Count int `json:"count"`
-	// Complete is true when every partition reached its ending offset, false
-	// when maxRecords or timeoutMs ended the read first.
-	Complete bool `json:"complete"`
-	// NextOffsets maps topic, then partition (as text), to the offset after
-	// the last record read: the startingOffsets of the next page.
-	NextOffsets map[string]map[string]int64 `json:"nextOffsets"`
 }
 
 // DecodeValue unmarshals the record's JSON value into v.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // Role is a workspace role.
@@ -45,10 +47,7 @@ func (e *Env) Workspace(name string) Workspace {
 // TryWorkspace is Workspace that returns the error (an *APIError for a
 // refused call) instead of failing the test.
 func (e *Env) TryWorkspace(name string) (Workspace, error) {
-	var out struct {
-		ID          string `json:"id"`
-		DisplayName string `json:"displayName"`
-	}
+	var out wire.Workspace
 	if _, err := e.do(http.MethodPost, "/v1/workspaces", nil, map[string]any{"displayName": name}, 0, &out); err != nil {
 		return Workspace{}, err
 	}
@@ -118,10 +117,8 @@ func (w Workspace) createEventstream(body map[string]any) (Eventstream, error) {
 
 // eventstreamJSON is the Eventstream item as the API renders it.
 type eventstreamJSON struct {
-	ID          string `json:"id"`
-	WorkspaceID string `json:"workspaceId"`
-	DisplayName string `json:"displayName"`
-	Properties  struct {
+	itemJSON
+	Properties struct {
 		Streams []struct {
 			ID    string `json:"id"`
 			Topic string `json:"topic"`

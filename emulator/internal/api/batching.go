@@ -8,6 +8,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // batchingOf is a binding's batching (fabric-docs add-destination-lakehouse:
@@ -77,13 +78,13 @@ func batchingSpec(t definition.Target) *eventstream.Batching {
 
 // renderBuffer adds a batching destination's buffer to its delivery
 // figures: bufferedRows, and bufferedSince (emulator clock) when any.
-func (a *API) renderBuffer(d store.Destination, delivery map[string]any) {
+func (a *API) renderBuffer(d store.Destination, delivery *wire.Delivery) {
 	n, since, ok := a.rt.Buffered(d.ID)
 	if !ok {
 		return
 	}
-	delivery["bufferedRows"] = n
+	delivery.BufferedRows = &n
 	if n > 0 {
-		delivery["bufferedSince"] = since.UTC().Format(time.RFC3339Nano)
+		delivery.BufferedSince = since.UTC().Format(time.RFC3339Nano)
 	}
 }

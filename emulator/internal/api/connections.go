@@ -16,6 +16,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"github.com/google/uuid"
 )
 
@@ -76,9 +77,9 @@ func (a *API) endpointNode(c *call, list string) (store.Item, string, error) {
 	}
 	if !slices.Contains(ids, id) {
 		e := fabricerr.NotFound(fabricerr.EntityNotFound, what, id)
-		if n, _ := a.topologyNode(c, es, list, id, what); n != nil {
+		if n, err := a.topologyNode(c, es, list, id, what); err == nil {
 			e = fabricerr.New(http.StatusBadRequest, "EventstreamNodeNotCustomEndpoint",
-				"%s %q is of type %v; only CustomEndpoint nodes have a connection", strings.ToLower(what), n["name"], n["type"])
+				"%s %q is of type %v; only CustomEndpoint nodes have a connection", strings.ToLower(what), n.Name, n.Type)
 		}
 		return es, "", e
 	}
@@ -132,7 +133,7 @@ func connectionString(namespace, keyName, key, entity string) string {
 }
 
 // connection renders the connection of node, a CustomEndpoint of es.
-func (a *API) connection(ctx context.Context, es store.Item, node, list string) (map[string]any, error) {
+func (a *API) connection(ctx context.Context, es store.Item, node, list string) (*wire.Connection, error) {
 	ns, err := a.namespace()
 	if err != nil {
 		return nil, err
@@ -149,22 +150,22 @@ func (a *API) connection(ctx context.Context, es store.Item, node, list string) 
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]any{
+	out := &wire.Connection{
 		// The published spec has no type here; Microsoft's Python SDK
 		// (microsoft-fabric-api) reads the answer as a polymorphic
 		// EndpointConnection and needs it to pick CustomEndpointConnection.
-		"type":                    "CustomEndpoint",
-		"fullyQualifiedNamespace": ns,
-		"eventHubName":            entity,
-		"accessKeys": map[string]any{
-			"primaryKey":                k.Primary,
-			"secondaryKey":              k.Secondary,
-			"primaryConnectionString":   connectionString(ns, k.KeyName, k.Primary, entity),
-			"secondaryConnectionString": connectionString(ns, k.KeyName, k.Secondary, entity),
+		Type:                    "CustomEndpoint",
+		FullyQualifiedNamespace: ns,
+		EventHubName:            entity,
+		AccessKeys: wire.AccessKeys{
+			PrimaryKey:                k.Primary,
+			SecondaryKey:              k.Secondary,
+			PrimaryConnectionString:   connectionString(ns, k.KeyName, k.Primary, entity),
+			SecondaryConnectionString: connectionString(ns, k.KeyName, k.Secondary, entity),
 		},
 	}
 	if list == "destinations" {
-		out["consumerGroupName"] = destinationConsumerGroup
+		out.ConsumerGroupName = destinationConsumerGroup
 	}
 	return out, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"github.com/google/uuid"
 )
 
@@ -41,16 +42,12 @@ const (
 
 var defaultESProperties = json.RawMessage(`{"retentionTimeInDays":1,"eventThroughputLevel":"Low"}`)
 
-type definitionPart struct {
-	Path        string `json:"path"`
-	Payload     string `json:"payload"`
-	PayloadType string `json:"payloadType"`
-}
-
-type definitionJSON struct {
-	Format string           `json:"format,omitempty"`
-	Parts  []definitionPart `json:"parts"`
-}
+// definitionPart and definitionJSON are a definition as the routes read
+// and answer it.
+type (
+	definitionPart = wire.DefinitionPart
+	definitionJSON = wire.Definition
+)
 
 // decodeDefinition reads a definition envelope into its three parts.
 func decodeDefinition(raw json.RawMessage) (storedDefinition, error) {
@@ -283,7 +280,7 @@ func (a *API) getDefinition(typed string) endpoint {
 		part := func(path string, b []byte) definitionPart {
 			return definitionPart{Path: path, Payload: base64.StdEncoding.EncodeToString(b), PayloadType: "InlineBase64"}
 		}
-		return c.JSON(http.StatusOK, map[string]any{"definition": definitionJSON{Parts: []definitionPart{
+		return c.JSON(http.StatusOK, wire.DefinitionAnswer{Definition: definitionJSON{Parts: []definitionPart{
 			part(partTopology, topoJSON), part(partProperties, esProps), part(partPlatform, platformJSON)}}})
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // getItemDefinition answers getDefinition of a stored (not run) item: its
@@ -41,11 +42,11 @@ func (a *API) getItemDefinition(c *call, it store.Item) error {
 	if !hasPlatform {
 		parts = append(parts, store.DefinitionPart{Path: partPlatform, Payload: base64.StdEncoding.EncodeToString(renderPlatform(it, nil)), PayloadType: "InlineBase64"})
 	}
-	out := map[string]any{"parts": parts}
-	if def.Format != "" {
-		out["format"] = def.Format
+	out := wire.Definition{Format: def.Format, Parts: make([]wire.DefinitionPart, len(parts))}
+	for i, p := range parts {
+		out.Parts[i] = wire.DefinitionPart(p)
 	}
-	return c.JSON(http.StatusOK, map[string]any{"definition": out})
+	return c.JSON(http.StatusOK, wire.DefinitionAnswer{Definition: out})
 }
 
 // sameFormat reports whether format a names the stored format b of typ

@@ -14,6 +14,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"github.com/google/uuid"
 )
 
@@ -27,26 +28,8 @@ var destinationTypes = map[string][]string{
 // tableless destination types take no table.
 var tableless = map[string]bool{"Reflex": true}
 
-type destinationJSON struct {
-	ID          string         `json:"id"`
-	Type        string         `json:"type"`
-	WorkspaceID string         `json:"workspaceId"`
-	ItemID      string         `json:"itemId"`
-	Table       string         `json:"table,omitempty"`
-	Database    string         `json:"database,omitempty"`
-	Status      string         `json:"status"`
-	Delivery    map[string]any `json:"delivery,omitempty"`
-
-	// IngestionMode is an Eventhouse destination's dataIngestionMode.
-	IngestionMode string `json:"ingestionMode,omitempty"`
-	// The emulator's delivery settings (destination_policy.go).
-	ErrorPolicy     string `json:"errorPolicy,omitempty"`
-	DeadLetterTopic string `json:"deadLetterTopic,omitempty"`
-	SchemaMode      string `json:"schemaMode,omitempty"`
-	// Batching is a Lakehouse destination's minimumRows and
-	// maximumDurationInSeconds (absent: it commits at once).
-	Batching *eventstream.Batching `json:"batching,omitempty"`
-}
+// destinationJSON is a binding as the destinations routes answer it.
+type destinationJSON = wire.Destination
 
 func (a *API) renderDestination(d store.Destination) destinationJSON {
 	spec, _ := eventstream.SpecOf(d) // a spec that does not decode renders no database
@@ -55,27 +38,26 @@ func (a *API) renderDestination(d store.Destination) destinationJSON {
 		j.IngestionMode = cmp.Or(spec.IngestionMode, definition.ProcessedIngestion)
 	}
 	renderPolicy(&j, d, spec)
-	j.Batching = spec.Batching
+	if b := spec.Batching; b != nil {
+		j.Batching = &wire.Batching{MinimumRows: b.MinimumRows, MaximumDurationInSeconds: b.MaximumDurationInSeconds}
+	}
 	if st, ok := a.rt.DrainStatus(d.ID); ok {
-		j.Delivery = map[string]any{"delivered": st.Written, "failedAttempts": st.Failures}
+		j.Delivery = &wire.Delivery{Delivered: st.Written, FailedAttempts: st.Failures}
 		if st.Panics > 0 || st.Skipped > 0 {
-			j.Delivery["recoveredPanics"], j.Delivery["skippedRecords"] = st.Panics, st.Skipped
+			j.Delivery.RecoveredPanics, j.Delivery.SkippedRecords = &st.Panics, &st.Skipped
 		}
 		if err := a.rt.KafkaHealth(context.Background(), d.ID); err != nil {
 			j.Status = statusWarning // delivery resumes once Kafka answers again
-			j.Delivery["lastKafkaError"] = a.scrub(err.Error())
+			j.Delivery.LastKafkaError = a.scrub(err.Error())
 		}
 		if st.Err != nil {
 			j.Status = "Failed"
-			j.Delivery["lastError"] = a.scrub(st.Err.Error())
+			j.Delivery.LastError = a.scrub(st.Err.Error())
 		}
-		if st.Stopped {
-			j.Delivery["stopped"] = true // by the fail policy: resume starts it again
-		}
+		j.Delivery.Stopped = st.Stopped // by the fail policy: resume starts it again
 		a.renderBuffer(d, j.Delivery)
 		if n, last := a.rt.Rejections(d.ID); n > 0 {
-			j.Delivery["rejectedRows"] = n
-			j.Delivery["lastRejection"] = last
+			j.Delivery.RejectedRows, j.Delivery.LastRejection = n, last
 		}
 	} else if !a.cfg.Broker.Enabled() {
 		j.Status = "Inactive"

@@ -10,6 +10,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/insights"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // Data insights of Eventstream nodes (fabric-docs, "Monitor the status and
@@ -33,14 +34,11 @@ var nodeMetrics = map[string][]insights.Metric{
 		insights.DeserializationErrors, insights.WatermarkDelaySeconds},
 }
 
-// nodeInsights is one node's data insights as the routes answer them.
+// nodeInsights is one node's data insights as the routes answer them,
+// with the runtime's counters they are read from.
 type nodeInsights struct {
-	ID       string           `json:"id"`
-	Name     string           `json:"name"`
-	Type     string           `json:"type"`
-	NodeType string           `json:"nodeType"`
-	Metrics  map[string]int64 `json:"metrics"`
-	node     *insights.Node
+	wire.NodeMetrics
+	node *insights.Node
 }
 
 // insightNodes lists es's sources, streams and destinations as its
@@ -55,16 +53,15 @@ func (a *API) insightNodes(ctx context.Context, es store.Item) ([]nodeInsights, 
 		return nil, err
 	}
 	var out []nodeInsights
-	for _, kind := range []struct{ list, nodeType string }{{"sources", nodeSource}, {"streams", nodeStream}, {"destinations", nodeDestination}} {
-		for _, raw := range t[kind.list].([]any) {
-			n, _ := raw.(map[string]any)
-			ni := nodeInsights{NodeType: kind.nodeType}
-			ni.ID, _ = n["id"].(string)
-			ni.Name, _ = n["name"].(string)
-			ni.Type, _ = n["type"].(string)
-			if ni.ID == "" {
+	for _, kind := range []struct {
+		list     []wire.Node
+		nodeType string
+	}{{t.Sources, nodeSource}, {t.Streams, nodeStream}, {t.Destinations, nodeDestination}} {
+		for _, n := range kind.list {
+			if n.ID == "" {
 				continue
 			}
+			ni := nodeInsights{NodeMetrics: wire.NodeMetrics{ID: n.ID, Name: n.Name, Type: n.Type, NodeType: kind.nodeType}}
 			ni.node = a.insightsNode(es.ID, ni)
 			ni.Metrics = a.metricsOf(ctx, m, ni)
 			out = append(out, ni)
@@ -113,11 +110,10 @@ func (a *API) findInsightNode(ctx context.Context, es store.Item, nodeType, id s
 			return n, nil
 		}
 	}
-	code := fabricerr.EntityNotFound
 	if nodeType == nodeDestination {
-		code = "DestinationNotFound"
+		return nodeInsights{}, fabricerr.NotFound(wire.DestinationNotFound, nodeType, id)
 	}
-	return nodeInsights{}, fabricerr.NotFound(code, nodeType, id)
+	return nodeInsights{}, fabricerr.NotFound(fabricerr.EntityNotFound, nodeType, id)
 }
 
 // eventstreamMetrics serves GET …/eventstreams/{id}/metrics: every source,
@@ -131,10 +127,11 @@ func (a *API) eventstreamMetrics(c *call) error {
 	if err != nil {
 		return err
 	}
-	if nodes == nil {
-		nodes = []nodeInsights{}
+	out := wire.EventstreamMetrics{EventstreamID: es.ID, Nodes: make([]wire.NodeMetrics, len(nodes))}
+	for i, n := range nodes {
+		out.Nodes[i] = n.NodeMetrics
 	}
-	return c.JSON(http.StatusOK, map[string]any{"eventstreamId": es.ID, "nodes": nodes})
+	return c.JSON(http.StatusOK, out)
 }
 
 // nodeMetricsRoute serves GET …/{sources|streams|destinations}/{node}/metrics.
@@ -148,7 +145,7 @@ func (a *API) nodeMetricsRoute(nodeType, param string) endpoint {
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, n)
+		return c.JSON(http.StatusOK, n.NodeMetrics)
 	}
 }
 
@@ -170,24 +167,17 @@ func logFilter(c *call) ([]insights.Level, string, error) {
 	return levels, c.r.URL.Query().Get("keyword"), nil
 }
 
-// logEntry is a runtime log line with the node it came from.
-type logEntry struct {
-	insights.Entry
-	NodeID   string `json:"nodeId"`
-	NodeName string `json:"nodeName"`
-	NodeType string `json:"nodeType"`
-}
-
 // logsOf returns the nodes' runtime logs that pass the filter, newest
 // first.
-func logsOf(nodes []nodeInsights, levels []insights.Level, keyword string) []logEntry {
-	out := []logEntry{}
+func logsOf(nodes []nodeInsights, levels []insights.Level, keyword string) []wire.LogEntry {
+	out := []wire.LogEntry{}
 	for _, n := range nodes {
 		for _, e := range insights.Filter(n.node.Logs(), levels, keyword) {
-			out = append(out, logEntry{Entry: e, NodeID: n.ID, NodeName: n.Name, NodeType: n.NodeType})
+			out = append(out, wire.LogEntry{Time: e.Time, Level: string(e.Level), Message: e.Message, Attributes: e.Attrs,
+				NodeID: n.ID, NodeName: n.Name, NodeType: n.NodeType})
 		}
 	}
-	slices.SortStableFunc(out, func(x, y logEntry) int { return y.Time.Compare(x.Time) })
+	slices.SortStableFunc(out, func(x, y wire.LogEntry) int { return y.Time.Compare(x.Time) })
 	return out
 }
 
@@ -213,7 +203,7 @@ func (a *API) runtimeLogs(nodeType, param string) endpoint {
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, map[string]any{"value": logsOf(nodes, levels, keyword)})
+		return c.JSON(http.StatusOK, wire.List[wire.LogEntry]{Value: logsOf(nodes, levels, keyword)})
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"github.com/google/uuid"
 )
 
@@ -69,14 +70,8 @@ func init() { // a map literal would be an initialization cycle through the kind
 }
 
 // itemJSON is Fabric's Item.
-type itemJSON struct {
-	ID          string `json:"id"`
-	Type        string `json:"type"`
-	DisplayName string `json:"displayName"`
-	Description string `json:"description"`
-	WorkspaceID string `json:"workspaceId"`
-	Properties  any    `json:"properties,omitempty"`
-}
+// itemJSON is an item as the routes answer it.
+type itemJSON = wire.Item
 
 // renderItem renders it for a typed route (typed != ""), with the type's
 // properties, or for the generic items routes, whose Item has none.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"github.com/google/uuid"
 )
 
@@ -23,35 +24,29 @@ func validJobType(field, s string) error {
 }
 
 // fabricTime is the Job Scheduler's timestamp form: UTC, 7 fractional digits,
-// no zone; nil (the field left out: the spec's type is a non-nullable
+// no zone; "" (the field left out: the spec's type is a non-nullable
 // string) before the instance starts or ends.
-func fabricTime(t time.Time) any {
+func fabricTime(t time.Time) string {
 	if t.IsZero() {
-		return nil
+		return ""
 	}
-	return t.UTC().Format("2006-01-02T15:04:05.0000000")
+	return t.UTC().Format(wire.JobTimeLayout)
 }
 
-type jobJSON struct {
-	ID             string          `json:"id"`
-	ItemID         string          `json:"itemId"`
-	JobType        string          `json:"jobType"`
-	InvokeType     string          `json:"invokeType"`
-	Status         string          `json:"status"`
-	RootActivityID string          `json:"rootActivityId"`
-	StartTimeUtc   any             `json:"startTimeUtc,omitempty"`
-	EndTimeUtc     any             `json:"endTimeUtc,omitempty"`
-	FailureReason  json.RawMessage `json:"failureReason"` // null unless Failed, as in the spec's examples
-	TriggerEvent   json.RawMessage `json:"triggerEvent,omitempty"`
-}
-
-func renderJob(j store.JobInstance) jobJSON {
-	failure := j.Failure
-	if failure == nil {
-		failure = json.RawMessage("null")
+// renderJob is j as the Job Scheduler routes answer it; failureReason is
+// null unless it Failed, as in the spec's examples.
+func renderJob(j store.JobInstance) wire.JobInstance {
+	out := wire.JobInstance{ID: j.ID, ItemID: j.ItemID, JobType: j.JobType, InvokeType: j.InvokeType, Status: j.Status, RootActivityID: j.ID,
+		StartTimeUtc: fabricTime(j.Start), EndTimeUtc: fabricTime(j.End)}
+	if j.Failure != nil {
+		out.FailureReason = new(wire.JobFailure)
+		_ = json.Unmarshal(j.Failure, out.FailureReason) // written by the jobs runner from the same shape
 	}
-	return jobJSON{ID: j.ID, ItemID: j.ItemID, JobType: j.JobType, InvokeType: j.InvokeType, Status: j.Status, RootActivityID: j.ID,
-		StartTimeUtc: fabricTime(j.Start), EndTimeUtc: fabricTime(j.End), FailureReason: failure, TriggerEvent: j.TriggerEvent}
+	if j.TriggerEvent != nil {
+		out.TriggerEvent = new(wire.TriggerEvent)
+		_ = json.Unmarshal(j.TriggerEvent, out.TriggerEvent)
+	}
+	return out
 }
 
 // runJob serves POST …/items/{id}/jobs/{jobType}/instances and the older
@@ -102,7 +97,7 @@ func (a *API) listJobs(c *call) error {
 	if err != nil {
 		return err
 	}
-	out := make([]jobJSON, len(jobs))
+	out := make([]wire.JobInstance, len(jobs))
 	for i, j := range jobs {
 		out[i] = renderJob(j)
 	}

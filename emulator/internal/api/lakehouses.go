@@ -10,6 +10,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // lakehouseName is Fabric's Lakehouse naming rule: letters, digits and
@@ -102,13 +103,13 @@ func (a *API) listTables(c *call) error {
 	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	data := []map[string]any{}
+	out := wire.TableList{Data: []wire.Table{}}
 	for _, e := range entries {
 		if _, err := os.Stat(filepath.Join(root, e.Name(), "_delta_log")); !e.IsDir() || err != nil {
 			continue
 		}
-		data = append(data, map[string]any{"name": e.Name(), "type": "Managed", "format": "Delta", "location": filepath.Join(root, e.Name())})
+		out.Data = append(out.Data, wire.Table{Name: e.Name(), Type: "Managed", Format: "Delta", Location: filepath.Join(root, e.Name())})
 	}
-	sort.Slice(data, func(i, j int) bool { return data[i]["name"].(string) < data[j]["name"].(string) })
-	return c.JSON(http.StatusOK, map[string]any{"data": data})
+	sort.Slice(out.Data, func(i, j int) bool { return out.Data[i].Name < out.Data[j].Name })
+	return c.JSON(http.StatusOK, out)
 }

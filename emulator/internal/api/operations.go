@@ -11,6 +11,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"github.com/google/uuid"
 )
 
@@ -61,19 +62,16 @@ type operations struct {
 }
 
 // operationStateJSON is Fabric's OperationState.
-type operationStateJSON struct {
-	Status             string           `json:"status"`
-	CreatedTimeUtc     string           `json:"createdTimeUtc"`
-	LastUpdatedTimeUtc string           `json:"lastUpdatedTimeUtc"`
-	PercentComplete    int              `json:"percentComplete"`
-	Error              *fabricerr.Error `json:"error,omitempty"`
-}
+type operationStateJSON = wire.OperationState
 
 // opTime is the operations' timestamp form: UTC, milliseconds, Z.
 func opTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 func (o *operation) state() operationStateJSON {
-	s := operationStateJSON{Status: o.status, CreatedTimeUtc: opTime(o.created), LastUpdatedTimeUtc: opTime(o.updated), Error: o.err}
+	s := operationStateJSON{Status: o.status, CreatedTimeUtc: opTime(o.created), LastUpdatedTimeUtc: opTime(o.updated)}
+	if o.err != nil {
+		s.Error = o.err.Wire()
+	}
 	switch o.status {
 	case OpSucceeded, OpFailed:
 		s.PercentComplete = 100

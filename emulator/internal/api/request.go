@@ -16,6 +16,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 func isJSON(r *http.Request) bool {
@@ -117,13 +118,13 @@ func list[T any](c *call, values []T, next int64) error {
 	if values == nil {
 		values = []T{}
 	}
-	body := map[string]any{"value": values}
+	body := wire.List[T]{Value: values}
 	if next > 0 {
 		tok := base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "seq:%d", next))
 		q := c.r.URL.Query()
 		q.Set("continuationToken", tok)
-		body["continuationToken"] = tok
-		body["continuationUri"] = c.baseURL() + c.r.URL.Path + "?" + q.Encode()
+		body.ContinuationToken = tok
+		body.ContinuationURI = c.baseURL() + c.r.URL.Path + "?" + q.Encode()
 	}
 	return c.JSON(http.StatusOK, body)
 }

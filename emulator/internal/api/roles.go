@@ -7,22 +7,18 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"github.com/google/uuid"
 )
 
 // principalTypes are Fabric's principal types.
 var principalTypes = []string{"User", "ServicePrincipal", "Group", "ServicePrincipalProfile"}
 
-type principalJSON struct {
-	ID   string `json:"id"`
-	Type string `json:"type"`
-}
+// principalJSON is whom a role is assigned to.
+type principalJSON = wire.Principal
 
-type roleAssignmentJSON struct {
-	ID        string        `json:"id"`
-	Principal principalJSON `json:"principal"`
-	Role      string        `json:"role"`
-}
+// roleAssignmentJSON is a role assignment as the routes answer it.
+type roleAssignmentJSON = wire.RoleAssignment
 
 func renderRole(ra store.RoleAssignment) roleAssignmentJSON {
 	return roleAssignmentJSON{ID: ra.PrincipalID, Principal: principalJSON{ID: ra.PrincipalID, Type: ra.PrincipalType}, Role: ra.Role.String()}

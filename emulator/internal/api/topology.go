@@ -14,6 +14,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // The topology API: the Eventstream's sources, streams, operators and
@@ -46,10 +47,10 @@ func fabricDestinationType(t string) string {
 
 // destinationNode renders a binding the native routes made as a Fabric
 // destination node.
-func destinationNode(d store.Destination, input string) (map[string]any, error) {
+func destinationNode(d store.Destination, input string) (wire.Node, error) {
 	spec, err := eventstream.SpecOf(d)
 	if err != nil {
-		return nil, err
+		return wire.Node{}, err
 	}
 	props := map[string]any{"workspaceId": d.WorkspaceID, "itemId": d.ItemID}
 	switch d.Type {
@@ -65,8 +66,8 @@ func destinationNode(d store.Destination, input string) (map[string]any, error) 
 	if name == "" {
 		name = fabricDestinationType(d.Type) + "-" + cmp.Or(d.Target, d.ItemID)
 	}
-	return map[string]any{"id": d.ID, "name": name, "type": fabricDestinationType(d.Type), "properties": props,
-		"inputNodes": []any{map[string]any{"name": input}}}, nil
+	return wire.Node{ID: d.ID, Name: name, Type: fabricDestinationType(d.Type), Properties: props,
+		InputNodes: []wire.NodeRef{{Name: input}}}, nil
 }
 
 // status of a binding: Paused, Failed (with the drain's error), Running,
@@ -88,48 +89,64 @@ func (a *API) destinationStatus(d store.Destination, paused []string) (string, e
 	return statusRunning, nil
 }
 
-func (a *API) withStatus(n map[string]any, status string, err error) map[string]any {
-	out := make(map[string]any, len(n)+2)
-	for k, v := range n {
-		out[k] = v
-	}
-	out["status"] = status
+// withStatus is n with its runtime status and, when err is set, its error.
+func (a *API) withStatus(n wire.Node, status string, err error) wire.Node {
+	n.Status = status
 	if err != nil {
-		code := "DestinationFailed"
+		n.Error = &wire.NodeError{ErrorCode: wire.DestinationFailed, ErrorMessage: a.scrub(err.Error())}
 		var coded interface{ ErrorCode() string }
 		if errors.As(err, &coded) {
-			code = coded.ErrorCode()
+			n.Error.ErrorCode = wire.ErrorCode(coded.ErrorCode())
 		}
-		out["error"] = map[string]any{"errorCode": code, "errorMessage": a.scrub(err.Error())}
 	}
-	return out
+	return n
+}
+
+// wireNode is a stored definition node as the topology shows it: the
+// fields Fabric's node responses have, as the definition gave them.
+func wireNode(raw map[string]any) wire.Node {
+	n := wire.Node{}
+	n.ID, _ = raw["id"].(string)
+	n.Name, _ = raw["name"].(string)
+	n.Type, _ = raw["type"].(string)
+	n.Properties, _ = raw["properties"].(map[string]any)
+	if ins, ok := raw["inputNodes"].([]any); ok {
+		n.InputNodes = make([]wire.NodeRef, 0, len(ins))
+		for _, in := range ins {
+			m, _ := in.(map[string]any)
+			name, _ := m["name"].(string)
+			n.InputNodes = append(n.InputNodes, wire.NodeRef{Name: name})
+		}
+	}
+	n.InputSchemas, _ = raw["inputSchemas"].([]any)
+	return n
 }
 
 // renderTopology renders es's topology: the stored definition's nodes (with
 // ids) that still exist, the native bindings, and with status the runtime
 // state of sources and destinations.
-func (a *API) renderTopology(ctx context.Context, es store.Item, status bool) (map[string]any, error) {
+func (a *API) renderTopology(ctx context.Context, es store.Item, status bool) (wire.Topology, error) {
 	props, err := eventstream.Decode(es)
 	if err != nil {
-		return nil, err
+		return wire.Topology{}, err
 	}
 	t, err := props.Topology()
 	if err != nil {
-		return nil, err
+		return wire.Topology{}, err
 	}
 	dests, err := a.cfg.Store.ListDestinations(ctx, es.ID)
 	if err != nil {
-		return nil, err
+		return wire.Topology{}, err
 	}
-	v := &topologyView{out: map[string]any{"compatibilityLevel": "1.0"}, seen: map[string]bool{}, input: props.Default().Name}
+	v := &topologyView{out: wire.Topology{CompatibilityLevel: "1.0"}, seen: map[string]bool{}, input: props.Default().Name}
 	if t != nil {
 		a.definitionNodes(v, t, props, dests, status)
 	} else {
 		for _, s := range props.Streams {
-			v.streams = append(v.streams, map[string]any{"id": s.ID, "name": s.Name, "type": s.Type, "properties": map[string]any{}, "inputNodes": []any{}})
+			v.out.Streams = append(v.out.Streams, wire.Node{ID: s.ID, Name: s.Name, Type: s.Type, Properties: map[string]any{}, InputNodes: []wire.NodeRef{}})
 		}
-		if v.operators, v.input, err = nativeOperators(props, v.input); err != nil {
-			return nil, err
+		if v.out.Operators, v.input, err = nativeOperators(props, v.input); err != nil {
+			return wire.Topology{}, err
 		}
 	}
 	for _, d := range dests {
@@ -143,25 +160,23 @@ func (a *API) renderTopology(ctx context.Context, es store.Item, status bool) (m
 		}
 		node, err := destinationNode(d, input)
 		if err != nil {
-			return nil, err
+			return wire.Topology{}, err
 		}
-		v.destinations = append(v.destinations, a.maybeStatus(node, status, st, derr))
+		v.out.Destinations = append(v.out.Destinations, a.maybeStatus(node, status, st, derr))
 	}
-	for k, l := range map[string][]any{"sources": v.sources, "streams": v.streams, "operators": v.operators, "destinations": v.destinations} {
-		if l == nil {
-			l = []any{}
+	for _, l := range []*[]wire.Node{&v.out.Sources, &v.out.Streams, &v.out.Operators, &v.out.Destinations} {
+		if *l == nil {
+			*l = []wire.Node{}
 		}
-		v.out[k] = l
 	}
 	return v.out, nil
 }
 
 // topologyView is a topology being rendered.
 type topologyView struct {
-	out                                       map[string]any
-	sources, streams, operators, destinations []any
-	seen                                      map[string]bool // destinations rendered from definition nodes
-	input                                     string          // the node native bindings read
+	out   wire.Topology
+	seen  map[string]bool // destinations rendered from definition nodes
+	input string          // the node native bindings read
 }
 
 // definitionNodes renders the nodes of the stored definition t into v.
@@ -171,17 +186,17 @@ func (a *API) definitionNodes(v *topologyView, t *topology, props eventstream.Mo
 		byID[d.ID] = d
 	}
 	if cl, ok := t.Field("compatibilityLevel"); ok {
-		v.out["compatibilityLevel"] = cl
+		v.out.CompatibilityLevel, _ = cl.(string)
 	}
 	for _, n := range t.Sources {
 		st, serr := a.sourceStatus(props, n)
-		v.sources = append(v.sources, a.maybeStatus(n.Raw, status, st, serr))
+		v.out.Sources = append(v.out.Sources, a.maybeStatus(wireNode(n.Raw), status, st, serr))
 	}
 	for _, n := range t.Streams {
-		v.streams = append(v.streams, n.Raw)
+		v.out.Streams = append(v.out.Streams, wireNode(n.Raw))
 	}
 	for _, n := range t.Operators {
-		v.operators = append(v.operators, n.Raw)
+		v.out.Operators = append(v.out.Operators, wireNode(n.Raw))
 	}
 	for _, n := range t.Destinations {
 		if n.Is("CustomEndpoint") {
@@ -189,7 +204,7 @@ func (a *API) definitionNodes(v *topologyView, t *topology, props eventstream.Mo
 			if props.IsPaused(n.ID()) {
 				st = statusPaused
 			}
-			v.destinations = append(v.destinations, a.maybeStatus(n.Raw, status, st, nil))
+			v.out.Destinations = append(v.out.Destinations, a.maybeStatus(wireNode(n.Raw), status, st, nil))
 			continue
 		}
 		d, ok := byID[n.ID()]
@@ -198,18 +213,18 @@ func (a *API) definitionNodes(v *topologyView, t *topology, props eventstream.Mo
 		}
 		v.seen[d.ID] = true
 		st, derr := a.destinationStatus(d, props.Paused)
-		v.destinations = append(v.destinations, a.maybeStatus(n.Raw, status, st, derr))
+		v.out.Destinations = append(v.out.Destinations, a.maybeStatus(wireNode(n.Raw), status, st, derr))
 	}
 }
 
 // nativeOperators renders the native operator chain, each reading the one
 // before (the first reads input); it returns the name the destinations read.
-func nativeOperators(props eventstream.Model, input string) ([]any, string, error) {
+func nativeOperators(props eventstream.Model, input string) ([]wire.Node, string, error) {
 	chain, err := props.OperatorObjects()
 	if err != nil {
 		return nil, "", err
 	}
-	var operators []any
+	var operators []wire.Node
 	for i, op := range chain {
 		typ, _ := op["type"].(string)
 		name, _ := op["name"].(string)
@@ -222,13 +237,13 @@ func nativeOperators(props eventstream.Model, input string) ([]any, string, erro
 				rest[k] = v
 			}
 		}
-		operators = append(operators, map[string]any{"name": name, "type": typ, "properties": rest, "inputNodes": []any{map[string]any{"name": input}}})
+		operators = append(operators, wire.Node{Name: name, Type: typ, Properties: rest, InputNodes: []wire.NodeRef{{Name: input}}})
 		input = name
 	}
 	return operators, input, nil
 }
 
-func (a *API) maybeStatus(n map[string]any, status bool, st string, err error) map[string]any {
+func (a *API) maybeStatus(n wire.Node, status bool, st string, err error) wire.Node {
 	if !status {
 		return n
 	}
@@ -249,18 +264,21 @@ func (a *API) getTopology(c *call) error {
 }
 
 // topologyNode finds the {ds} source or {dest} destination in the rendered topology.
-func (a *API) topologyNode(c *call, es store.Item, list, id, what string) (map[string]any, error) {
+func (a *API) topologyNode(c *call, es store.Item, list, id, what string) (wire.Node, error) {
 	t, err := a.renderTopology(c.r.Context(), es, true)
 	if err != nil {
-		return nil, err
+		return wire.Node{}, err
 	}
-	for _, n := range t[list].([]any) {
-		m := n.(map[string]any)
-		if s, _ := m["id"].(string); strings.EqualFold(s, id) {
-			return m, nil
+	nodes := t.Sources
+	if list == "destinations" {
+		nodes = t.Destinations
+	}
+	for _, n := range nodes {
+		if n.ID != "" && strings.EqualFold(n.ID, id) {
+			return n, nil
 		}
 	}
-	return nil, fabricerr.NotFound(fabricerr.EntityNotFound, what, id)
+	return wire.Node{}, fabricerr.NotFound(fabricerr.EntityNotFound, what, id)
 }
 
 // getSource serves GET …/eventstreams/{id}/sources/{ds}.
@@ -285,30 +303,18 @@ func (a *API) getDestination(c *call) error {
 		return err
 	}
 	id := c.r.PathValue("dest")
-	n, err := a.topologyNode(c, es, "destinations", id, "Destination")
+	node, err := a.topologyNode(c, es, "destinations", id, "Destination")
 	if err != nil {
 		if d, derr := a.cfg.Store.GetDestination(c.r.Context(), id); derr != nil || d.EventstreamID != es.ID || internal(d) {
-			return fabricerr.NotFound("DestinationNotFound", "Destination", id)
+			return fabricerr.NotFound(wire.DestinationNotFound, "Destination", id)
 		}
 		return err
 	}
+	n := wire.DestinationNode{Node: node}
 	if d, err := a.cfg.Store.GetDestination(c.r.Context(), id); err == nil && d.EventstreamID == es.ID {
 		r := a.renderDestination(d)
-		n["workspaceId"], n["itemId"] = r.WorkspaceID, r.ItemID
-		if r.Table != "" {
-			n["table"] = r.Table
-		}
-		if r.Database != "" {
-			n["database"] = r.Database
-		}
-		if r.Delivery != nil {
-			n["delivery"] = r.Delivery
-		}
-		for k, v := range map[string]string{"errorPolicy": r.ErrorPolicy, "deadLetterTopic": r.DeadLetterTopic, "schemaMode": r.SchemaMode} {
-			if v != "" {
-				n[k] = v
-			}
-		}
+		n.WorkspaceID, n.ItemID, n.Table, n.Database, n.Delivery = r.WorkspaceID, r.ItemID, r.Table, r.Database, r.Delivery
+		n.ErrorPolicy, n.DeadLetterTopic, n.SchemaMode = r.ErrorPolicy, r.DeadLetterTopic, r.SchemaMode
 	}
 	return c.JSON(http.StatusOK, n)
 }
@@ -561,4 +567,4 @@ func (e kafkaReadError) Error() string {
 func (e kafkaReadError) Unwrap() error { return e.err }
 
 // ErrorCode is the errorCode the topology reports.
-func (kafkaReadError) ErrorCode() string { return fabricerr.KafkaUnavailable }
+func (kafkaReadError) ErrorCode() string { return string(fabricerr.KafkaUnavailable) }

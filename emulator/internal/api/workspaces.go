@@ -8,18 +8,13 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"github.com/google/uuid"
 )
 
 // workspaceJSON is Fabric's Workspace / WorkspaceInfo.
-type workspaceJSON struct {
-	ID                         string `json:"id"`
-	DisplayName                string `json:"displayName"`
-	Description                string `json:"description"`
-	Type                       string `json:"type"`
-	CapacityID                 string `json:"capacityId,omitempty"`
-	CapacityAssignmentProgress string `json:"capacityAssignmentProgress,omitempty"`
-}
+// workspaceJSON is a workspace as the routes answer it.
+type workspaceJSON = wire.Workspace
 
 func renderWorkspace(ws store.Workspace, info bool) workspaceJSON {
 	j := workspaceJSON{ID: ws.ID, DisplayName: ws.DisplayName, Description: ws.Description, Type: "Workspace", CapacityID: ws.CapacityID}
@@ -191,5 +186,5 @@ func (a *API) listFolders(c *call) error {
 	if _, err := a.workspace(c, store.RoleViewer); err != nil {
 		return err
 	}
-	return list(c, []struct{}{}, 0)
+	return list(c, []wire.Folder{}, 0)
 }

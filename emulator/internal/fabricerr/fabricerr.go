@@ -16,6 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // Header names Fabric clients read.
@@ -26,71 +28,63 @@ const (
 	HeaderRetryAfter = "Retry-After"
 )
 
-// Stable error codes answered by the emulator. Those that Fabric documents
-// keep Fabric's spelling; the emulator-native ones are named the same way.
+// Stable error codes answered by the emulator: the names of the wire
+// catalogue (wire.Codes), which is the one list of them. A code written as
+// a literal elsewhere must be in it too (a test checks every call).
 const (
-	InvalidToken                = "InvalidToken"
-	TokenExpired                = "TokenExpired"
-	InsufficientPrivileges      = "InsufficientPrivileges"
-	WorkspaceNotFound           = "WorkspaceNotFound"
-	ItemNotFound                = "ItemNotFound"
-	EntityNotFound              = "EntityNotFound"
-	PrincipalNotFound           = "PrincipalNotFound"
-	DatasourceNotFound          = "DatasourceNotFound"
-	InvalidInput                = "InvalidInput"
-	InvalidParameter            = "InvalidParameter"
-	InvalidRequest              = "InvalidRequest"
-	InvalidItemType             = "InvalidItemType"
-	InvalidContinuationToken    = "InvalidContinuationToken"
-	InvalidPath                 = "InvalidPath"
-	RequestHeadersTooLarge      = "RequestHeaderFieldsTooLarge"
-	UnsupportedTransferEncoding = "UnsupportedTransferEncoding"
-	ItemDisplayNameAlreadyInUse = "ItemDisplayNameAlreadyInUse"
-	WorkspaceNameAlreadyExists  = "WorkspaceNameAlreadyExists"
-	PrincipalAlreadyHasRole     = "PrincipalAlreadyHasWorkspaceRolePermissions"
-	LastAdminCannotBeRemoved    = "WorkspaceMustHaveAdmin"
-	RequestBodyTooLarge         = "RequestBodyTooLarge"
-	RequestTimeout              = "RequestTimeout"
-	UnsupportedMediaType        = "UnsupportedMediaType"
-	EndpointNotFound            = "EndpointNotFound"
-	MethodNotAllowed            = "MethodNotAllowed"
-	KafkaNotConfigured          = "KafkaNotConfigured"
-	KafkaUnavailable            = "KafkaUnavailable"
-	ConsumeTimeout              = "ConsumeTimeout"
-	Forbidden                   = "Forbidden"
-	UnknownError                = "UnknownError"
+	InvalidToken                = wire.InvalidToken
+	TokenExpired                = wire.TokenExpired
+	InsufficientPrivileges      = wire.InsufficientPrivileges
+	WorkspaceNotFound           = wire.WorkspaceNotFound
+	ItemNotFound                = wire.ItemNotFound
+	EntityNotFound              = wire.EntityNotFound
+	PrincipalNotFound           = wire.PrincipalNotFound
+	DatasourceNotFound          = wire.DatasourceNotFound
+	InvalidInput                = wire.InvalidInput
+	InvalidParameter            = wire.InvalidParameter
+	InvalidRequest              = wire.InvalidRequest
+	InvalidItemType             = wire.InvalidItemType
+	InvalidContinuationToken    = wire.InvalidContinuationToken
+	InvalidPath                 = wire.InvalidPath
+	RequestHeadersTooLarge      = wire.RequestHeadersTooLarge
+	UnsupportedTransferEncoding = wire.UnsupportedTransferEncoding
+	ItemDisplayNameAlreadyInUse = wire.ItemDisplayNameAlreadyInUse
+	WorkspaceNameAlreadyExists  = wire.WorkspaceNameAlreadyExists
+	PrincipalAlreadyHasRole     = wire.PrincipalAlreadyHasRole
+	LastAdminCannotBeRemoved    = wire.LastAdminCannotBeRemoved
+	RequestBodyTooLarge         = wire.RequestBodyTooLarge
+	RequestTimeout              = wire.RequestTimeout
+	EndpointNotFound            = wire.EndpointNotFound
+	MethodNotAllowed            = wire.MethodNotAllowed
+	KafkaNotConfigured          = wire.KafkaNotConfigured
+	KafkaUnavailable            = wire.KafkaUnavailable
+	Forbidden                   = wire.Forbidden
+	UnknownError                = wire.UnknownError
 )
 
 // Detail is one entry of moreDetails.
-type Detail struct {
-	ErrorCode       string           `json:"errorCode"`
-	Message         string           `json:"message"`
-	RelatedResource *RelatedResource `json:"relatedResource,omitempty"`
-}
+type Detail = wire.ErrorDetail
 
 // RelatedResource names the resource an error is about.
-type RelatedResource struct {
-	ResourceID   string `json:"resourceId"`
-	ResourceType string `json:"resourceType"`
-}
+type RelatedResource = wire.RelatedResource
 
 // Error is a Fabric error with the HTTP status it is answered with.
 type Error struct {
-	Status          int              `json:"-"`
-	ErrorCode       string           `json:"errorCode"`
-	Message         string           `json:"message"`
-	RequestID       string           `json:"requestId"`
-	MoreDetails     []Detail         `json:"moreDetails,omitempty"`
-	RelatedResource *RelatedResource `json:"relatedResource,omitempty"`
+	Status          int
+	ErrorCode       wire.ErrorCode
+	Message         string
+	RequestID       string
+	MoreDetails     []Detail
+	RelatedResource *RelatedResource
 	// RetryAfter, when positive, is sent as the Retry-After header in seconds.
-	RetryAfter int `json:"-"`
+	RetryAfter int
 }
 
 // Error implements error.
 func (e *Error) Error() string { return fmt.Sprintf("%s (%d): %s", e.ErrorCode, e.Status, e.Message) }
 
 // New returns an *Error with the given status, code and formatted message.
-func New(status int, code, format string, args ...any) *Error {
+func New(status int, code wire.ErrorCode, format string, args ...any) *Error {
 	return &Error{Status: status, ErrorCode: code, Message: fmt.Sprintf(format, args...)}
 }
 
@@ -115,7 +109,7 @@ func BadParameter(field, format string, args ...any) *Error {
 }
 
 // NotFound is a 404 with a relatedResource naming what was looked for.
-func NotFound(code, resourceType, id string) *Error {
+func NotFound(code wire.ErrorCode, resourceType, id string) *Error {
 	return New(http.StatusNotFound, code, "The requested %s %q could not be found", resourceType, id).WithResource(id, resourceType)
 }
 
@@ -139,12 +133,22 @@ func Write(w http.ResponseWriter, requestID string, err error) {
 	fe.RequestID = requestID
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set(HeaderErrorCode, fe.ErrorCode)
+	h.Set(HeaderErrorCode, string(fe.ErrorCode))
 	h.Set(HeaderRequestID, requestID)
 	h.Set(HeaderMSRequest, requestID)
 	if fe.RetryAfter > 0 {
 		h.Set(HeaderRetryAfter, fmt.Sprint(fe.RetryAfter))
 	}
 	w.WriteHeader(fe.Status)
-	_ = json.NewEncoder(w).Encode(&fe)
+	_ = json.NewEncoder(w).Encode(fe.Wire())
 }
+
+// Wire is e as the envelope it is answered with.
+func (e *Error) Wire() *wire.Error {
+	return &wire.Error{ErrorCode: e.ErrorCode, Message: e.Message, RequestID: e.RequestID,
+		MoreDetails: e.MoreDetails, RelatedResource: e.RelatedResource}
+}
+
+// MarshalJSON encodes e as its envelope (wire.Error), wherever it is
+// embedded (a failed operation's error, an answer written by hand).
+func (e Error) MarshalJSON() ([]byte, error) { return json.Marshal(e.Wire()) }

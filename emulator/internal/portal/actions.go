@@ -1,7 +1,7 @@
 package portal
 
 import (
-	"fmt"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"net/http"
 	"net/url"
 )
@@ -15,14 +15,14 @@ import (
 func (p *Portal) action(w http.ResponseWriter, r *http.Request) {
 	act := r.PathValue("action")
 	if act != "pause" && act != "resume" {
-		p.fail(w, r, &apiError{Status: http.StatusNotFound, Code: "EndpointNotFound", Message: fmt.Sprintf("no portal action %q", act)})
+		p.fail(w, r, newAPIError(http.StatusNotFound, wire.EndpointNotFound, "no portal action %q", act))
 		return
 	}
 	path := eventstreamAPI(r)
 	what := "eventstream"
 	if nodes := r.PathValue("nodes"); nodes != "" {
 		if nodes != "sources" && nodes != "destinations" {
-			p.fail(w, r, &apiError{Status: http.StatusNotFound, Code: "EndpointNotFound", Message: fmt.Sprintf("only sources and destinations pause, not %q", nodes)})
+			p.fail(w, r, newAPIError(http.StatusNotFound, wire.EndpointNotFound, "only sources and destinations pause, not %q", nodes))
 			return
 		}
 		path += "/" + nodes + "/" + url.PathEscape(r.PathValue("node"))

@@ -1,7 +1,7 @@
 package portal
 
 import (
-	"fmt"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"net"
 	"net/http"
 	"net/url"
@@ -13,19 +13,16 @@ func (p *Portal) admit(r *http.Request) error {
 	if !p.cfg.Remote {
 		host, _, err := net.SplitHostPort(r.RemoteAddr)
 		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
-			return &apiError{Status: http.StatusForbidden, Code: "Forbidden",
-				Message: "the portal answers loopback callers only (start the emulator with --remote-tokens to open it)"}
+			return newAPIError(http.StatusForbidden, wire.Forbidden, "the portal answers loopback callers only (start the emulator with --remote-tokens to open it)")
 		}
 		if !loopbackHost(r.Host) {
 			// A page of another site that resolved its own name to
 			// 127.0.0.1 (DNS rebinding) reaches us with its Host.
-			return &apiError{Status: http.StatusForbidden, Code: "Forbidden",
-				Message: fmt.Sprintf("the portal answers requests for a loopback host only, not %q", r.Host)}
+			return newAPIError(http.StatusForbidden, wire.Forbidden, "the portal answers requests for a loopback host only, not %q", r.Host)
 		}
 	}
 	if r.Method == http.MethodPost && !sameOrigin(r) {
-		return &apiError{Status: http.StatusForbidden, Code: "Forbidden",
-			Message: "a portal action must come from a portal page (Origin or Sec-Fetch-Site)"}
+		return newAPIError(http.StatusForbidden, wire.Forbidden, "a portal action must come from a portal page (Origin or Sec-Fetch-Site)")
 	}
 	return nil
 }

@@ -6,17 +6,25 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // apiError is an answer of the API that is not a success, as the portal
 // shows it: the status and Fabric's errorCode and message.
 type apiError struct {
-	Status  int    `json:"-"`
-	Code    string `json:"errorCode"`
-	Message string `json:"message"`
+	Status int
+	Env    wire.Error // the API's envelope
 }
 
-func (e *apiError) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }
+// newAPIError is the portal's own failure, in the API's envelope.
+func newAPIError(status int, code wire.ErrorCode, format string, args ...any) *apiError {
+	return &apiError{Status: status, Env: wire.Error{ErrorCode: code, Message: fmt.Sprintf(format, args...)}}
+}
+
+func (e *apiError) Error() string {
+	return fmt.Sprintf("%d %s: %s", e.Status, e.Env.ErrorCode, e.Env.Message)
+}
 
 // call sends method path (with body as JSON when not nil) to the API
 // in-process as principal and decodes a success into out (when not nil).
@@ -46,8 +54,9 @@ func (p *Portal) call(r *http.Request, principal, method, path string, body, out
 	p.cfg.API.ServeHTTP(rec, req)
 	if rec.Code >= 300 {
 		e := &apiError{Status: rec.Code}
-		if json.Unmarshal(rec.Body.Bytes(), e) != nil || e.Code == "" {
-			e.Code, e.Message = http.StatusText(rec.Code), rec.Body.String()
+		if json.Unmarshal(rec.Body.Bytes(), &e.Env) != nil || e.Env.ErrorCode == "" {
+			// Not the envelope (the API always answers one): shown as it came.
+			e.Env = wire.Error{ErrorCode: wire.UnknownError, Message: http.StatusText(rec.Code) + ": " + rec.Body.String()}
 		}
 		return e
 	}

@@ -21,7 +21,7 @@ var funcs = template.FuncMap{
 		switch s {
 		case "Running", "Completed":
 			return "ok"
-		case "Paused", "NotStarted", "InProgress", "Unknown", "Creating":
+		case "Paused", "NotStarted", "InProgress", "Unknown", "Creating", "Warning":
 			return "warn"
 		case "":
 			return "none"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -75,10 +76,10 @@ func (p *Portal) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *apiError
 	if !errors.As(err, &ae) {
 		p.cfg.Logger.Error("portal: page failed", "path", r.URL.Path, "err", err)
-		ae = &apiError{Status: http.StatusInternalServerError, Code: "UnknownError", Message: "the portal could not answer; the emulator's log has the cause"}
+		ae = newAPIError(http.StatusInternalServerError, wire.UnknownError, "the portal could not answer; the emulator's log has the cause")
 	}
 	setSecurityHeaders(w.Header())
-	p.render(w, ae.Status, "error", view{Title: fmt.Sprintf("%d %s", ae.Status, ae.Code), Principal: p.principal(r), Crumbs: []crumb{home}, Body: ae})
+	p.render(w, ae.Status, "error", view{Title: fmt.Sprintf("%d %s", ae.Status, ae.Env.ErrorCode), Principal: p.principal(r), Crumbs: []crumb{home}, Body: ae})
 }
 
 // principal is who the viewer acts as: the cookie's GUID, else the default.
@@ -100,7 +101,7 @@ func (p *Portal) choosePrincipal(w http.ResponseWriter, r *http.Request) {
 	case v == "":
 		c.MaxAge = -1
 	case err != nil:
-		p.fail(w, r, &apiError{Status: http.StatusBadRequest, Code: "InvalidInput", Message: fmt.Sprintf("principal: want a GUID, got %q", v)})
+		p.fail(w, r, newAPIError(http.StatusBadRequest, wire.InvalidInput, "principal: want a GUID, got %q", v))
 		return
 	default:
 		c.Value = id.String()

@@ -1,7 +1,7 @@
 package portal
 
 import (
-	"fmt"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"net/http"
 	"net/url"
 )
@@ -19,7 +19,7 @@ type connectionView struct {
 func (p *Portal) connectionPage(r *http.Request, principal string) (page, error) {
 	nodes := r.PathValue("nodes")
 	if nodes != "sources" && nodes != "destinations" {
-		return page{}, &apiError{Status: http.StatusNotFound, Code: "EndpointNotFound", Message: fmt.Sprintf("only sources and destinations have a connection, not %q", nodes)}
+		return page{}, newAPIError(http.StatusNotFound, wire.EndpointNotFound, "only sources and destinations have a connection, not %q", nodes)
 	}
 	v := connectionView{Kind: nodes[:len(nodes)-1], Node: r.PathValue("node")}
 	api := eventstreamAPI(r)

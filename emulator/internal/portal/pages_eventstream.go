@@ -2,6 +2,7 @@ package portal
 
 import (
 	"encoding/json"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"net/http"
 	"net/url"
 	"sort"
@@ -121,9 +122,10 @@ func (p *Portal) metricsByNode(r *http.Request, principal, api string) (map[stri
 
 // nodeStatus is one node's entry in the status JSON the page's script polls.
 type nodeStatus struct {
-	ID      string   `json:"id"`
-	Status  string   `json:"status"`
-	Metrics []metric `json:"metrics"`
+	ID      string          `json:"id"`
+	Status  string          `json:"status"`
+	Error   *wire.NodeError `json:"error,omitempty"`
+	Metrics []metric        `json:"metrics"`
 }
 
 // statusJSON answers every node's status and metrics, for the page's
@@ -140,7 +142,7 @@ func (p *Portal) statusJSON(w http.ResponseWriter, r *http.Request) {
 	out := []nodeStatus{}
 	for _, ns := range [][]node{topo.Sources, topo.Streams, topo.Operators, topo.Destinations} {
 		for _, n := range ns {
-			out = append(out, nodeStatus{ID: n.ID, Status: n.Status, Metrics: metrics[n.ID]})
+			out = append(out, nodeStatus{ID: n.ID, Status: n.Status, Error: n.Error, Metrics: metrics[n.ID]})
 		}
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -151,9 +153,9 @@ func (p *Portal) statusJSON(w http.ResponseWriter, r *http.Request) {
 func writeJSONError(w http.ResponseWriter, err error) {
 	ae, ok := err.(*apiError)
 	if !ok {
-		ae = &apiError{Status: http.StatusInternalServerError, Code: "UnknownError", Message: "the portal could not answer"}
+		ae = newAPIError(http.StatusInternalServerError, wire.UnknownError, "the portal could not answer")
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(ae.Status)
-	_ = json.NewEncoder(w).Encode(ae)
+	_ = json.NewEncoder(w).Encode(ae.Env)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"net/http"
 	"net/url"
 	"os"
@@ -65,12 +66,12 @@ func (p *Portal) tablePage(r *http.Request, principal string) (page, error) {
 		}
 	}
 	if v.Table.Name == "" {
-		return page{}, &apiError{Status: http.StatusNotFound, Code: "TableNotFound", Message: fmt.Sprintf("Lakehouse %s has no table %q", v.Lakehouse.DisplayName, name)}
+		return page{}, newAPIError(http.StatusNotFound, wire.TableNotFound, "Lakehouse %s has no table %q", v.Lakehouse.DisplayName, name)
 	}
 	if err := v.read(); err != nil {
 		v.ReadErr = err.Error()
 	}
-	files, _ := v.Lakehouse.Properties["x-fabrictest-localFilesPath"].(string)
+	files, _ := v.Lakehouse.Property("x-fabrictest-localFilesPath").(string)
 	if files != "" {
 		v.Rejected = readRejected(filepath.Join(files, "_rejected", name))
 	}

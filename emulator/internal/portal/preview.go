@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"net/http"
 	"net/url"
 	"time"
@@ -41,7 +42,7 @@ func (p *Portal) preview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p.cfg.Broker == nil || !p.cfg.Broker.Enabled() {
-		writeJSONError(w, &apiError{Status: http.StatusNotImplemented, Code: "KafkaNotConfigured", Message: "the emulator has no Kafka broker: nothing to preview"})
+		writeJSONError(w, newAPIError(http.StatusNotImplemented, wire.KafkaNotConfigured, "the emulator has no Kafka broker: nothing to preview"))
 		return
 	}
 	rc := http.NewResponseController(w)

@@ -24,28 +24,53 @@
     });
   }
 
-  // Node statuses and data insights, refreshed every 2 s.
+  // Node statuses, errors and data insights, refreshed every 2 s. A
+  // refresh that fails says so above the canvas (the figures below are
+  // then stale) and the next tick tries again.
   const topo = document.querySelector("[data-status-url]");
   if (topo) {
+    const notice = topo.querySelector("[data-refresh-state]");
+    const failed = (what) => {
+      notice.textContent = `Refresh failed (${what}); the statuses and figures below may be out of date. Retrying every 2 s.`;
+      notice.hidden = false;
+    };
+    const classOf = (s) => ({ Running: "ok", Paused: "warn", Unknown: "warn", Creating: "warn", Warning: "warn" }[s] || "bad");
     const refresh = async () => {
       try {
         const r = await fetch(topo.dataset.statusUrl, { cache: "no-store" });
-        if (!r.ok) return;
+        if (!r.ok) {
+          let why = `${r.status}`;
+          try {
+            const e = await r.json();
+            why = `${r.status} ${e.errorCode}: ${e.message}`;
+          } catch (e) { /* not the envelope: the status says enough */ }
+          failed(why);
+          return;
+        }
         const { nodes } = await r.json();
+        notice.hidden = true;
         for (const n of nodes) {
           const el = document.querySelector(`[data-node="${CSS.escape(n.id)}"]`);
           if (!el) continue;
           const st = el.querySelector("[data-status]");
           if (st && n.status && st.textContent !== n.status) {
             st.textContent = n.status;
-            st.className = "status " + ({ Running: "ok", Paused: "warn", Unknown: "warn" }[n.status] || "bad");
+            st.className = "status " + classOf(n.status);
+          }
+          const err = el.querySelector("[data-error]");
+          if (err) {
+            err.hidden = !n.error;
+            err.querySelector("[data-error-code]").textContent = n.error ? n.error.errorCode : "";
+            err.querySelector("[data-error-message]").textContent = n.error ? n.error.errorMessage : "";
           }
           for (const m of n.metrics || []) {
             const td = el.querySelector(`[data-metric="${CSS.escape(m.Name)}"]`);
             if (td) td.textContent = String(m.Value);
           }
         }
-      } catch (e) { /* the next tick tries again */ }
+      } catch (e) {
+        failed("the emulator did not answer");
+      }
     };
     setInterval(refresh, 2000);
   }
