@@ -79,6 +79,10 @@ const (
 	DestinationTimeout          ErrorCode = "DestinationTimeout" // 504: a produce waited too long for delivery
 	SourceFailed                ErrorCode = "SourceFailed"       // a Failed source node's error
 
+	// AuthenticationFailed is a connection string's key refused on a
+	// custom-endpoint door; the door answers it in its own protocol.
+	AuthenticationFailed ErrorCode = "AuthenticationFailed"
+
 	// UnknownError is every failure nobody anticipated: a 500 whose
 	// message tells nothing of the cause; the emulator's log holds it
 	// under the requestId.
@@ -106,7 +110,7 @@ var codes = []ErrorCode{
 	EventstreamSourcePaused, EventstreamHasDefinition, EventstreamNotProvisioned, DerivedStreamIsReadOnly,
 	ConnectionInOtherWorkspace, DestinationNotRunning, JobAlreadyCompleted, OperationHasNoResult, OperationNotCompleted,
 	KafkaNotConfigured, KafkaUnavailable, CustomEndpointKafkaDisabled, TLSCANotAvailable,
-	DestinationFailed, DestinationTimeout, SourceFailed,
+	DestinationFailed, DestinationTimeout, SourceFailed, AuthenticationFailed,
 	UnknownError,
 	JobFailed, NoJobRunner, JobInterrupted,
 }

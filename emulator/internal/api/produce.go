@@ -13,6 +13,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	gojson "github.com/goccy/go-json"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -24,7 +25,7 @@ const MaxEventBytes = control.MaxEventBytes
 // EventValueNotSupported is the errorCode of an event whose value is a
 // JSON object no Delta table could hold: nested deeper than rows.MaxDepth,
 // or with a member name rows.CheckName refuses.
-const EventValueNotSupported = control.CodeEventValueNotSupported
+const EventValueNotSupported = wire.EventValueNotSupported
 
 // partitionSummary tells where a produce wrote in one partition.
 type partitionSummary struct {

@@ -33,12 +33,12 @@ func ingestError(err error) error {
 	if !ok {
 		status = http.StatusInternalServerError
 	}
-	fe := fabricerr.New(status, e.Code, "%s", e.Message)
+	fe := fabricerr.New(status, e.ErrorCode, "%s", e.Message)
 	if e.ResourceID != "" || e.ResourceType != "" {
 		fe = fe.WithResource(e.ResourceID, e.ResourceType)
 	}
 	if e.Hint != "" {
-		fe = fe.WithDetails(fabricerr.Detail{ErrorCode: e.Code, Message: e.Hint})
+		fe = fe.WithDetails(fabricerr.Detail{ErrorCode: e.ErrorCode, Message: e.Hint})
 	}
 	return fe
 }
@@ -57,6 +57,6 @@ func eventError(err error, field func(sub string) string) error {
 			where += "." + e.ResourceID
 		}
 	}
-	return fabricerr.New(ingestStatus[e.Kind], e.Code, "%s %s", where, e.Message).
-		WithDetails(fabricerr.Detail{ErrorCode: e.Code, Message: where})
+	return fabricerr.New(ingestStatus[e.Kind], e.ErrorCode, "%s %s", where, e.Message).
+		WithDetails(fabricerr.Detail{ErrorCode: e.ErrorCode, Message: where})
 }

@@ -1,6 +1,10 @@
 package control
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/fabrictest/fabrictest/emulator/wire"
+)
 
 // Kind classifies a refusal of the ingest seam; each door maps it to its
 // protocol (an HTTP status, a Kafka error code, an AMQP condition).
@@ -34,9 +38,9 @@ const (
 // Error is a refusal of the ingest seam: a Kind for the door's protocol,
 // Fabric's errorCode and a message for the caller.
 type Error struct {
-	Kind    Kind
-	Code    string
-	Message string
+	Kind      Kind
+	ErrorCode wire.ErrorCode
+	Message   string
 	// ResourceID and ResourceType name what the error is about, when one
 	// thing is.
 	ResourceID, ResourceType string
@@ -61,26 +65,11 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // refuse builds an Error about no event in particular.
-func refuse(k Kind, code, resourceType, resourceID, format string, args ...any) *Error {
-	return &Error{Kind: k, Code: code, Message: fmt.Sprintf(format, args...), ResourceType: resourceType, ResourceID: resourceID, Index: -1}
+func refuse(k Kind, code wire.ErrorCode, resourceType, resourceID, format string, args ...any) *Error {
+	return &Error{Kind: k, ErrorCode: code, Message: fmt.Sprintf(format, args...), ResourceType: resourceType, ResourceID: resourceID, Index: -1}
 }
 
 // notFound is Fabric's not-found answer for id of resourceType.
-func notFound(code, resourceType, id string) *Error {
+func notFound(code wire.ErrorCode, resourceType, id string) *Error {
 	return refuse(NotFound, code, resourceType, id, "The requested %s %q could not be found", resourceType, id)
 }
-
-// Fabric's errorCodes of the seam's refusals.
-const (
-	CodeWorkspaceNotFound       = "WorkspaceNotFound"
-	CodeItemNotFound            = "ItemNotFound"
-	CodeDatasourceNotFound      = "DatasourceNotFound"
-	CodeInsufficientPrivileges  = "InsufficientPrivileges"
-	CodeDerivedStreamIsReadOnly = "DerivedStreamIsReadOnly"
-	CodeEventstreamSourcePaused = "EventstreamSourcePaused"
-	CodeEventTooLarge           = "EventTooLarge"
-	CodeEventValueNotSupported  = "EventValueNotSupported"
-	CodeKafkaNotConfigured      = "KafkaNotConfigured"
-	CodeKafkaUnavailable        = "KafkaUnavailable"
-	CodeAuthenticationFailed    = "AuthenticationFailed"
-)

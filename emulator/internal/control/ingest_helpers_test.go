@@ -12,6 +12,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // The fixture's names: a workspace whose contributor is writer and whose
@@ -91,14 +92,14 @@ func (f *fixture) update(t *testing.T, change func(*eventstream.Model)) {
 }
 
 // wantKind fails unless err is an *Error of kind k and code.
-func wantKind(t *testing.T, err error, k Kind, code string) *Error {
+func wantKind(t *testing.T, err error, k Kind, code wire.ErrorCode) *Error {
 	t.Helper()
 	var e *Error
 	if !errors.As(err, &e) {
 		t.Fatalf("error %v (%T), want an *Error of kind %d", err, err, k)
 	}
-	if e.Kind != k || e.Code != code {
-		t.Fatalf("error kind %d code %s (%v), want kind %d code %s", e.Kind, e.Code, e, k, code)
+	if e.Kind != k || e.ErrorCode != code {
+		t.Fatalf("error kind %d code %s (%v), want kind %d code %s", e.Kind, e.ErrorCode, e, k, code)
 	}
 	return e
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // ConnectionUser is the SASL PLAIN username of the Event Hubs Kafka
@@ -100,7 +101,7 @@ func (in *Ingest) Authenticate(ctx context.Context, username, password string) (
 
 // unauthenticated is a refusal of credentials.
 func unauthenticated(format string, args ...any) *Error {
-	return refuse(Unauthenticated, CodeAuthenticationFailed, "", "", format, args...)
+	return refuse(Unauthenticated, wire.AuthenticationFailed, "", "", format, args...)
 }
 
 // connectionFields reads an Event Hubs connection string's key name, key

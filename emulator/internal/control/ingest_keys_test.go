@@ -10,6 +10,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // keysOf stores keys for node and returns them.
@@ -52,7 +53,7 @@ func TestAuthenticate(t *testing.T) {
 		{ConnectionUser, connString(src.KeyName, src.Primary, "other.topic"), "is not the event hub"},
 	} {
 		_, err := f.in.Authenticate(ctx, tc.user, tc.pass)
-		if e := wantKind(t, err, Unauthenticated, CodeAuthenticationFailed); !strings.Contains(e.Message, tc.says) {
+		if e := wantKind(t, err, Unauthenticated, wire.AuthenticationFailed); !strings.Contains(e.Message, tc.says) {
 			t.Errorf("%q / %q: %q, want it to say %q", tc.user, tc.pass, e.Message, tc.says)
 		}
 	}
@@ -78,7 +79,7 @@ func TestAuthenticateKeepsWhatItLearnt(t *testing.T) {
 	}
 
 	f.update(t, func(m *eventstream.Model) { m.SetPaused(true, srcID) })
-	if e := wantKind(t, auth(src.Primary), Unauthenticated, CodeAuthenticationFailed); !strings.Contains(e.Message, "paused") {
+	if e := wantKind(t, auth(src.Primary), Unauthenticated, wire.AuthenticationFailed); !strings.Contains(e.Message, "paused") {
 		t.Errorf("paused endpoint: %v", e)
 	}
 	f.update(t, func(m *eventstream.Model) { m.SetPaused(false, srcID) })
@@ -95,7 +96,7 @@ func TestAuthenticateKeepsWhatItLearnt(t *testing.T) {
 		t.Fatalf("the kept keys still hold until forgotten: %v", err)
 	}
 	f.in.ForgetNode(strings.ToUpper(srcID))
-	wantKind(t, auth(src.Primary), Unauthenticated, CodeAuthenticationFailed)
+	wantKind(t, auth(src.Primary), Unauthenticated, wire.AuthenticationFailed)
 	if err := auth("p-new"); err != nil {
 		t.Fatalf("the new key: %v", err)
 	}
@@ -117,14 +118,14 @@ func TestAuthenticateRefusesGoneEndpoints(t *testing.T) {
 	}
 	f.update(t, func(m *eventstream.Model) { m.Custom = &eventstream.Endpoints{Destinations: []string{dstID}} })
 	_, err := f.in.Authenticate(ctx, ConnectionUser, cs)
-	if e := wantKind(t, err, Unauthenticated, CodeAuthenticationFailed); !strings.Contains(e.Message, "removed") {
+	if e := wantKind(t, err, Unauthenticated, wire.AuthenticationFailed); !strings.Contains(e.Message, "removed") {
 		t.Errorf("removed node: %v", e)
 	}
 	if err := f.st.DeleteItem(ctx, esID); err != nil {
 		t.Fatal(err)
 	}
 	_, err = f.in.Authenticate(ctx, ConnectionUser, cs)
-	if e := wantKind(t, err, Unauthenticated, CodeAuthenticationFailed); !strings.Contains(e.Message, "gone") {
+	if e := wantKind(t, err, Unauthenticated, wire.AuthenticationFailed); !strings.Contains(e.Message, "gone") {
 		t.Errorf("deleted Eventstream: %v", e)
 	}
 }

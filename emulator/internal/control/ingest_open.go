@@ -8,6 +8,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"github.com/google/uuid"
 )
 
@@ -49,7 +50,7 @@ func (in *Ingest) Open(ctx context.Context, caller Caller, target Target) (Lane,
 		return l, err
 	}
 	if caller.Key != nil && (l.Source == "" || !strings.EqualFold(caller.Key.Topic, l.Stream.Topic)) {
-		return l, refuse(Forbidden, CodeInsufficientPrivileges, "Source", node,
+		return l, refuse(Forbidden, wire.InsufficientPrivileges, "Source", node,
 			"the key %s may not send to %s", caller.Key.KeyID, node)
 	}
 	return l, in.takes(m, l, node)
@@ -60,7 +61,7 @@ func (in *Ingest) eventstreamOf(ctx context.Context, caller Caller, target Targe
 	if caller.Key != nil {
 		it, err := in.cfg.Store.GetItem(ctx, caller.Key.Eventstream)
 		if errors.Is(err, store.ErrNotFound) {
-			return it, refuse(Unauthenticated, CodeAuthenticationFailed, "Eventstream", caller.Key.Eventstream,
+			return it, refuse(Unauthenticated, wire.AuthenticationFailed, "Eventstream", caller.Key.Eventstream,
 				"the Eventstream of key %s is gone", caller.Key.KeyID)
 		}
 		return it, err
@@ -70,7 +71,7 @@ func (in *Ingest) eventstreamOf(ctx context.Context, caller Caller, target Targe
 	}
 	it, err := in.cfg.Store.GetItem(ctx, target.Eventstream)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && (it.WorkspaceID != target.Workspace || it.Type != itemTypeEventstream)) {
-		return it, notFound(CodeItemNotFound, "Item", target.Eventstream)
+		return it, notFound(wire.ItemNotFound, "Item", target.Eventstream)
 	}
 	return it, err
 }
@@ -79,10 +80,10 @@ func (in *Ingest) eventstreamOf(ctx context.Context, caller Caller, target Targe
 // workspace ws, as every write of Fabric's Eventstream API needs.
 func (in *Ingest) authorise(ctx context.Context, principal, ws string) error {
 	if _, err := uuid.Parse(ws); err != nil {
-		return notFound(CodeWorkspaceNotFound, "Workspace", ws)
+		return notFound(wire.WorkspaceNotFound, "Workspace", ws)
 	}
 	if _, err := in.cfg.Store.GetWorkspace(ctx, ws); errors.Is(err, store.ErrNotFound) {
-		return notFound(CodeWorkspaceNotFound, "Workspace", ws)
+		return notFound(wire.WorkspaceNotFound, "Workspace", ws)
 	} else if err != nil {
 		return err
 	}
@@ -93,10 +94,10 @@ func (in *Ingest) authorise(ctx context.Context, principal, ws string) error {
 	case role >= store.RoleContributor:
 		return nil
 	case role == store.RoleNone:
-		return refuse(Forbidden, CodeInsufficientPrivileges, "Workspace", ws,
+		return refuse(Forbidden, wire.InsufficientPrivileges, "Workspace", ws,
 			"The caller %s has no role in workspace %s", principal, ws)
 	}
-	return refuse(Forbidden, CodeInsufficientPrivileges, "Workspace", ws,
+	return refuse(Forbidden, wire.InsufficientPrivileges, "Workspace", ws,
 		"The caller's role %s in workspace %s is not enough: this operation needs %s or higher", role, ws, store.RoleContributor)
 }
 
@@ -110,7 +111,7 @@ func streamOf(m eventstream.Model, node string) (s eventstream.Stream, source st
 	if len(m.Streams) > 0 && slices.Contains(m.CustomSources(), strings.ToLower(node)) {
 		return m.Streams[0], node, nil
 	}
-	e := notFound(CodeDatasourceNotFound, "Datasource", node)
+	e := notFound(wire.DatasourceNotFound, "Datasource", node)
 	e.Hint = "GET the Eventstream item and read properties.streams[0].id for its datasource id"
 	return s, "", e
 }
@@ -119,7 +120,7 @@ func streamOf(m eventstream.Model, node string) (s eventstream.Stream, source st
 func (in *Ingest) takes(m eventstream.Model, l Lane, node string) error {
 	switch {
 	case l.Stream.Type == eventstream.DerivedStreamType:
-		return refuse(ReadOnly, CodeDerivedStreamIsReadOnly, eventstream.DerivedStreamType, l.Stream.ID,
+		return refuse(ReadOnly, wire.DerivedStreamIsReadOnly, eventstream.DerivedStreamType, l.Stream.ID,
 			"%s is the DerivedStream %q: its topic holds the output of the operators before it and takes no events; produce into the DefaultStream or a CustomEndpoint source", l.Stream.ID, l.Stream.Name)
 	case m.SourcePaused(node, l.Stream.ID):
 		return pausedError(l.Item.ID, node)
@@ -131,14 +132,14 @@ func (in *Ingest) takes(m eventstream.Model, l Lane, node string) error {
 
 // pausedError refuses events for source node of Eventstream es.
 func pausedError(es, node string) *Error {
-	return refuse(Paused, CodeEventstreamSourcePaused, "Source", node,
+	return refuse(Paused, wire.EventstreamSourcePaused, "Source", node,
 		"source %s of Eventstream %s is paused; POST …/eventstreams/%s/sources/{sourceId}/resume (or …/eventstreams/%s/resume) with {\"startType\": \"Now\"} to accept events again",
 		node, es, es, es)
 }
 
 // noBroker refuses events of an emulator without a broker.
 func noBroker() *Error {
-	return refuse(NoBroker, CodeKafkaNotConfigured, "", "",
+	return refuse(NoBroker, wire.KafkaNotConfigured, "", "",
 		"this emulator runs without a Kafka broker (--kafka none); restart it with --kafka embedded, "+
 			"or attach a cluster with --kafka host:port[,host:port] or FABRIC_KAFKA_BOOTSTRAP")
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // Open answers the checks in the HTTP route's order: workspace, role,
@@ -19,16 +20,16 @@ func TestOpenRefusesInTheOrderOfItsChecks(t *testing.T) {
 		caller Caller
 		target Target
 		kind   Kind
-		code   string
+		code   wire.ErrorCode
 	}{
-		{"workspace not a GUID", as(writer), Target{"ws", esID, dsID}, NotFound, CodeWorkspaceNotFound},
-		{"unknown workspace", as(writer), Target{"0b7c3a52-5f0c-4a8e-9c61-3f2a9d3e1b11", esID, dsID}, NotFound, CodeWorkspaceNotFound},
-		{"no role", as("stranger"), Target{wsID, esID, dsID}, Forbidden, CodeInsufficientPrivileges},
-		{"viewer", as(reader), Target{wsID, esID, dsID}, Forbidden, CodeInsufficientPrivileges},
-		{"unknown item", as(writer), Target{wsID, "nope", dsID}, NotFound, CodeItemNotFound},
-		{"unknown node", as(writer), Target{wsID, esID, "nope"}, NotFound, CodeDatasourceNotFound},
-		{"destination is no source", as(writer), Target{wsID, esID, dstID}, NotFound, CodeDatasourceNotFound},
-		{"no broker", as(writer), Target{wsID, esID, srcID}, NoBroker, CodeKafkaNotConfigured},
+		{"workspace not a GUID", as(writer), Target{"ws", esID, dsID}, NotFound, wire.WorkspaceNotFound},
+		{"unknown workspace", as(writer), Target{"0b7c3a52-5f0c-4a8e-9c61-3f2a9d3e1b11", esID, dsID}, NotFound, wire.WorkspaceNotFound},
+		{"no role", as("stranger"), Target{wsID, esID, dsID}, Forbidden, wire.InsufficientPrivileges},
+		{"viewer", as(reader), Target{wsID, esID, dsID}, Forbidden, wire.InsufficientPrivileges},
+		{"unknown item", as(writer), Target{wsID, "nope", dsID}, NotFound, wire.ItemNotFound},
+		{"unknown node", as(writer), Target{wsID, esID, "nope"}, NotFound, wire.DatasourceNotFound},
+		{"destination is no source", as(writer), Target{wsID, esID, dstID}, NotFound, wire.DatasourceNotFound},
+		{"no broker", as(writer), Target{wsID, esID, srcID}, NoBroker, wire.KafkaNotConfigured},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := f.in.Open(ctx, tc.caller, tc.target)
@@ -36,7 +37,7 @@ func TestOpenRefusesInTheOrderOfItsChecks(t *testing.T) {
 		})
 	}
 	_, err := f.in.Open(ctx, as(writer), Target{wsID, esID, "nope"})
-	if e := wantKind(t, err, NotFound, CodeDatasourceNotFound); e.Hint == "" || e.ResourceID != "nope" {
+	if e := wantKind(t, err, NotFound, wire.DatasourceNotFound); e.Hint == "" || e.ResourceID != "nope" {
 		t.Errorf("datasource not found without a hint or resource: %+v", e)
 	}
 }
@@ -50,14 +51,14 @@ func TestOpenRefusesPausedAndDerived(t *testing.T) {
 	f.update(t, func(m *eventstream.Model) { m.SetPaused(true, srcID) })
 	for _, node := range []string{srcID, "AAAA-SRC", dsID} {
 		_, err := f.in.Open(ctx, writerCall, Target{wsID, esID, node})
-		wantKind(t, err, Paused, CodeEventstreamSourcePaused)
+		wantKind(t, err, Paused, wire.EventstreamSourcePaused)
 	}
 	f.update(t, func(m *eventstream.Model) {
 		m.SetPaused(false, srcID)
 		m.Streams = append(m.Streams, eventstream.Stream{ID: "hot", Name: "hot", Type: eventstream.DerivedStreamType, Topic: "es-1.hot"})
 	})
 	_, err := f.in.Open(ctx, writerCall, Target{wsID, esID, "hot"})
-	wantKind(t, err, ReadOnly, CodeDerivedStreamIsReadOnly)
+	wantKind(t, err, ReadOnly, wire.DerivedStreamIsReadOnly)
 }
 
 // A lane into a CustomEndpoint source goes to the DefaultStream and names
@@ -86,5 +87,5 @@ func TestOpenFindsStreamAndSource(t *testing.T) {
 	}
 	g.Topic = "elsewhere"
 	_, err = f.in.Open(ctx, Caller{Key: &g}, Target{})
-	wantKind(t, err, Forbidden, CodeInsufficientPrivileges)
+	wantKind(t, err, Forbidden, wire.InsufficientPrivileges)
 }

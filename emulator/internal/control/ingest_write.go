@@ -6,6 +6,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 	"github.com/fabrictest/fabrictest/emulator/rows"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -32,7 +33,7 @@ func EventSize(r *kgo.Record) int {
 // inside the value ("" for the value itself).
 func CheckEvent(i int, r *kgo.Record, fitsRow bool) error {
 	if size := EventSize(r); size > MaxEventBytes {
-		e := refuse(TooLarge, CodeEventTooLarge, "", "",
+		e := refuse(TooLarge, wire.EventTooLarge, "", "",
 			"is %d bytes; one event's key, value and headers may total at most %d bytes", size, MaxEventBytes)
 		e.Index = i
 		return e
@@ -44,7 +45,7 @@ func CheckEvent(i int, r *kgo.Record, fitsRow bool) error {
 	if err := rows.CheckValue(r.Value); !errors.As(err, &le) {
 		return nil
 	}
-	e := refuse(Unsupported, CodeEventValueNotSupported, "", le.Path,
+	e := refuse(Unsupported, wire.EventValueNotSupported, "", le.Path,
 		"%s; an event that becomes a table row must nest objects and arrays at most %d levels deep and name its members with no control characters, not empty or blank, so that Delta readers can read the table",
 		le.Reason, rows.MaxDepth)
 	e.Index = i
@@ -90,12 +91,12 @@ func brokerError(err error, total int) error {
 	}
 	var pe *broker.ProduceError
 	if errors.As(err, &pe) {
-		e := refuse(Unavailable, CodeKafkaUnavailable, "", "",
+		e := refuse(Unavailable, wire.KafkaUnavailable, "", "",
 			"the Kafka broker did not accept %d of %d events (%d were written): %v", pe.Failed, total, total-pe.Failed, pe.Err)
 		e.Err = err
 		return e
 	}
-	e := refuse(Unavailable, CodeKafkaUnavailable, "", "", "the Kafka broker failed: %v", err)
+	e := refuse(Unavailable, wire.KafkaUnavailable, "", "", "the Kafka broker failed: %v", err)
 	e.Err = err
 	return e
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 	"github.com/fabrictest/fabrictest/emulator/internal/insights"
 	"github.com/fabrictest/fabrictest/emulator/rows"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -22,12 +23,12 @@ func TestCheckEvent(t *testing.T) {
 		t.Fatalf("an event of exactly the limit: %v", err)
 	}
 	big := &kgo.Record{Key: half, Value: half, Headers: []kgo.RecordHeader{{Key: "h"}}}
-	e := wantKind(t, CheckEvent(7, big, false), TooLarge, CodeEventTooLarge)
+	e := wantKind(t, CheckEvent(7, big, false), TooLarge, wire.EventTooLarge)
 	if e.Index != 7 || !strings.HasPrefix(e.Error(), fmt.Sprintf("event 7 is %d bytes", MaxEventBytes+1)) {
 		t.Errorf("too large: index %d, %q", e.Index, e.Error())
 	}
 	deep := []byte(`{"a":` + strings.Repeat(`{"b":`, rows.MaxDepth) + `1` + strings.Repeat(`}`, rows.MaxDepth) + `}`)
-	e = wantKind(t, CheckEvent(2, &kgo.Record{Value: deep}, false), Unsupported, CodeEventValueNotSupported)
+	e = wantKind(t, CheckEvent(2, &kgo.Record{Value: deep}, false), Unsupported, wire.EventValueNotSupported)
 	if e.Index != 2 || e.ResourceID == "" {
 		t.Errorf("too deep: %+v", e)
 	}
@@ -88,10 +89,10 @@ func TestWriteAndForwardedCountAlike(t *testing.T) {
 
 // A broker that fails is a typed refusal wrapping the broker's error.
 func TestWriteBrokerFailure(t *testing.T) {
-	e := wantKind(t, brokerError(&broker.ProduceError{Failed: 2, Total: 3, Err: context.DeadlineExceeded}, 3), Unavailable, CodeKafkaUnavailable)
+	e := wantKind(t, brokerError(&broker.ProduceError{Failed: 2, Total: 3, Err: context.DeadlineExceeded}, 3), Unavailable, wire.KafkaUnavailable)
 	var pe *broker.ProduceError
 	if !strings.Contains(e.Message, "did not accept 2 of 3 events (1 were written)") || !errorsAs(e, &pe) {
 		t.Errorf("partial produce: %q", e.Message)
 	}
-	wantKind(t, brokerError(broker.ErrNoBroker, 1), NoBroker, CodeKafkaNotConfigured)
+	wantKind(t, brokerError(broker.ErrNoBroker, 1), NoBroker, wire.KafkaNotConfigured)
 }
