@@ -66,6 +66,9 @@ func TestRunnableBlocks(t *testing.T) {
 			shell = append(shell, b)
 		}
 	}
+	if len(shell) > 0 {
+		needTools(t, "bash", "curl", "jq", "kcat", "base64")
+	}
 	bin := buildEmulator(t)
 	for _, b := range shell {
 		t.Run(b.name(), func(t *testing.T) {
@@ -86,6 +89,22 @@ func TestRunnableBlocks(t *testing.T) {
 	}
 	if len(golang) > 0 {
 		runGo(t, golang)
+	}
+}
+
+// needTools fails the test, naming them, unless the commands the shell
+// blocks call are on the PATH.
+func needTools(t *testing.T, names ...string) {
+	t.Helper()
+	var missing []string
+	for _, n := range names {
+		if _, err := exec.LookPath(n); err != nil {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		t.Fatalf("the pages' shell blocks need %s on the PATH (Debian packages bash, curl, jq, kcat and coreutils)",
+			strings.Join(missing, ", "))
 	}
 }
 
