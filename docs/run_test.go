@@ -39,6 +39,8 @@ func TestBlocksAreMarked(t *testing.T) {
 		switch {
 		case b.run && !b.executable():
 			t.Errorf("%s: marked runnable, but the docs test runs only sh, bash, python and go blocks, not %q", b.name(), b.lang)
+		case b.run && b.lang == "go" && len(b.expects) > 0:
+			t.Errorf("%s: a Go block asserts in its own code; expect and output blocks are for shell and Python", b.name())
 		case b.run:
 			runnable++
 		case b.executable() && b.notRun == "":

@@ -182,13 +182,18 @@ func ExampleEventstream_TryRecords() {
 	defer env.Close()
 
 	es := env.Workspace("sales").Eventstream("orders")
-	go es.ProduceJSON("a", "b", "c") // the code under test, producing while the test waits
+	done := make(chan struct{})
+	go func() { // the code under test, producing while the test waits
+		defer close(done)
+		es.ProduceJSON("a", "b", "c")
+	}()
 
 	g := NewGomega(func(message string, _ ...int) { fmt.Println(message) })
 	g.Eventually(es.TryRecords).WithTimeout(5 * time.Second).Should(fabrictest.HaveRecordCount(3))
 	// and no more arrive: each event was written once.
 	g.Consistently(es.TryRecords).WithTimeout(100 * time.Millisecond).Should(fabrictest.HaveRecordCount(3))
 	fmt.Println(es.Records().Values())
+	<-done
 	// Output:
 	// ["a" "b" "c"]
 }
