@@ -1,17 +1,17 @@
-// Package fabrictest is the test harness downstream projects import: one
-// call boots a local Microsoft Fabric Eventstream emulator with a Kafka
-// broker behind it, and the environment it returns has helpers that read
-// like the domain and gomega matchers that say what they found.
+// Package fabrictest tests Go code against a local Microsoft Fabric
+// Eventstream emulator with a Kafka broker behind it. A test:
 //
 //	func TestOrders(t *testing.T) {
-//		env := fabrictest.Start(t) // emulator + Kafka, torn down by t.Cleanup
+//		env := fabrictest.Start(t) // FABRICTEST_KAFKA=embedded for no Docker
 //		es := env.Workspace("sales").Eventstream("orders")
-//
-//		es.Produce(fabrictest.Event{Key: "o-1", Value: map[string]any{"amount": 12.5}})
-//
-//		g := gomega.NewWithT(t)
-//		g.Expect(es.Records()).To(fabrictest.HaveRecordsWithValues(map[string]any{"amount": 12.5}))
+//		es.ProduceJSON(map[string]any{"id": 1, "amount": 12.5})
+//		gomega.NewWithT(t).Expect(es.Consume()).To(fabrictest.HaveRecordCount(1))
 //	}
+//
+// Start boots the emulator and its broker and tears both down with
+// t.Cleanup; the environment it returns has helpers that read like the
+// domain, and gomega matchers that say what they found. The Examples show
+// each entry point running.
 //
 // # Environment
 //

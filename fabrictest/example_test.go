@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 
@@ -13,7 +14,8 @@ import (
 
 // Start is what a test calls: one line for the emulator and a Kafka broker,
 // torn down by t.Cleanup. (Example functions get no *testing.T, so this
-// one only compiles; the examples below use New, which runs anywhere.)
+// one only compiles; the package doc's test, run by the docs' own test,
+// calls Start, and the examples below use New, which runs anywhere.)
 func ExampleStart() {
 	testOrders := func(t *testing.T) {
 		env := fabrictest.Start(t) // Kafka: FABRICTEST_KAFKA, else a container
@@ -117,4 +119,81 @@ func ExampleHaveRecordCount() {
 	// Expected 2 record(s), found 1:
 	//     1 record(s) in topic orders:
 	//       p1@0 key="o-1" value={"amount":12.5}
+}
+
+// Workspace.Eventstream creates the item with its DefaultStream and Kafka
+// topic; its ids are fields, for the code under test.
+func ExampleWorkspace_Eventstream() {
+	env, err := fabrictest.New(context.Background(), fabrictest.WithKafka("embedded"))
+	if err != nil {
+		panic(err)
+	}
+	defer env.Close()
+
+	es := env.Workspace("sales").Eventstream("orders")
+	fmt.Println(es.Name, es.Topic == es.ID+"."+es.DatasourceID)
+	src := es.Resolve() // what the notebook's eventstream.* options resolve to
+	fmt.Println(src.Topic == es.Topic, len(src.Brokers()) > 0)
+	// Output:
+	// orders true
+	// true true
+}
+
+// BindLakehouse adds a Lakehouse destination, whose Delta table the
+// produce answers after writing. HaveRowsMatching compares rows by meaning
+// and, when it fails, names the rows it missed and those it found.
+func ExampleEventstream_BindLakehouse() {
+	env, err := fabrictest.New(context.Background(), fabrictest.WithKafka("embedded"))
+	if err != nil {
+		panic(err)
+	}
+	defer env.Close()
+
+	ws := env.Workspace("sales")
+	es := ws.Eventstream("orders")
+	lake := ws.Lakehouse("sales")
+	es.BindLakehouse(lake, "orders")
+
+	es.ProduceJSON(map[string]any{"id": "o-1", "amount": 12.5})
+
+	g := NewGomega(func(message string, _ ...int) { fmt.Println(message) })
+	g.Expect(lake.Table("orders")).To(fabrictest.HaveRowsMatching(map[string]any{"id": "o-1", "amount": 12.5}))
+	g.Expect(lake.Table("orders").Rows()).To(fabrictest.HaveRowsMatching(map[string]any{"id": "o-2"}))
+	// Output:
+	// Expected 1 row(s) matching (in any order, on the fields given):
+	//     {"id": "o-2"}
+	// no row matched:
+	//     {"id": "o-2"}
+	// rows not expected:
+	//     {"amount":12.5,"id":"o-1"}
+	// found:
+	//     1 row(s):
+	//       {"amount":12.5,"id":"o-1"}
+}
+
+// Waiting: a Try… method value drops into gomega's Eventually, which polls
+// until the matcher succeeds or the timeout passes, then prints what the
+// matcher last found.
+func ExampleEventstream_TryRecords() {
+	env, err := fabrictest.New(context.Background(), fabrictest.WithKafka("embedded"), fabrictest.WithPartitions(1))
+	if err != nil {
+		panic(err)
+	}
+	defer env.Close()
+
+	es := env.Workspace("sales").Eventstream("orders")
+	done := make(chan struct{})
+	go func() { // the code under test, producing while the test waits
+		defer close(done)
+		es.ProduceJSON("a", "b", "c")
+	}()
+
+	g := NewGomega(func(message string, _ ...int) { fmt.Println(message) })
+	g.Eventually(es.TryRecords).WithTimeout(5 * time.Second).Should(fabrictest.HaveRecordCount(3))
+	// and no more arrive: each event was written once.
+	g.Consistently(es.TryRecords).WithTimeout(100 * time.Millisecond).Should(fabrictest.HaveRecordCount(3))
+	fmt.Println(es.Records().Values())
+	<-done
+	// Output:
+	// ["a" "b" "c"]
 }
