@@ -8,6 +8,7 @@
 #   the shellcheck package: lints every script (scripts/check-scripts.sh)
 #   chromium       the browser the portal's tests drive with chromedp
 #                  (emulator/internal/portal/browser_test.go), headless
+#   curl, jq       the docs' shell blocks, which docs/run_test.go executes
 #
 # It also vendors axe-core (npm), the accessibility checker the portal's
 # browser test injects, into .cache/axe-core/axe.min.js of the repository
@@ -37,6 +38,8 @@ usable() {
     python3-kafka) [ -x "$PYTHON" ] && "$PYTHON" -c 'import kafka' >/dev/null 2>&1 ;;
     shellcheck) command -v shellcheck >/dev/null 2>&1 && shellcheck --version >/dev/null 2>&1 ;;
     npm) command -v npm >/dev/null 2>&1 ;;
+    curl) command -v curl >/dev/null 2>&1 ;;
+    jq) command -v jq >/dev/null 2>&1 && jq --version >/dev/null 2>&1 ;;
     chromium) command -v chromium >/dev/null 2>&1 && chromium --headless --no-sandbox --version >/dev/null 2>&1 ;;
     *) return 1 ;;
   esac
@@ -65,7 +68,7 @@ vendor_axe() {
   log "vendored axe-core $AXE_VERSION in $AXE_DIR"
 }
 
-packages=(kcat python3-kafka shellcheck chromium)
+packages=(kcat python3-kafka shellcheck chromium curl jq)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 missing=()
 for p in "${packages[@]}"; do
