@@ -13,20 +13,20 @@ import (
 // Options bound what one connection may use. Zero fields take the
 // defaults of DefaultOptions.
 type Options struct {
-	SASLTimeout       time.Duration // to finish the protocol headers, SASL and open
-	MaxFrameSize      uint32        // announced in open
-	PreAuthFrameSize  uint32        // largest frame read before open
-	IdleTimeout       time.Duration // announced in open; the peer must send within it
-	MaxSessions       int           // per connection
-	MaxLinks          int           // per connection
-	MaxUnsettled      int           // unsettled outgoing deliveries per connection
-	MaxTokens         int           // CBS tokens held per connection
-	MaxMessageSize    uint64        // per message, announced on sending links (Fabric's 1 MB)
-	LinkCredit        uint32        // credit granted to a client's sender
-	PollInterval      time.Duration // between Host.Read calls that returned nothing
-	ContainerID       string
-	Logger            *slog.Logger
-	Now               func() time.Time
+	SASLTimeout      time.Duration // to finish the protocol headers, SASL and open
+	MaxFrameSize     uint32        // announced in open
+	PreAuthFrameSize uint32        // largest frame read before open
+	IdleTimeout      time.Duration // announced in open; the peer must send within it
+	MaxSessions      int           // per connection
+	MaxLinks         int           // per connection
+	MaxUnsettled     int           // unsettled outgoing deliveries per connection
+	MaxTokens        int           // CBS tokens held per connection
+	MaxMessageSize   uint64        // per message, announced on sending links (Fabric's 1 MB)
+	LinkCredit       uint32        // credit granted to a client's sender
+	PollInterval     time.Duration // between Host.Read calls that returned nothing
+	ContainerID      string
+	Logger           *slog.Logger
+	Now              func() time.Time
 }
 
 // DefaultOptions are the bounds a zero Options gets.
