@@ -1,0 +1,110 @@
+package eventhubs
+
+import (
+	"bytes"
+	"log/slog"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/fabrictest/fabrictest/emulator/internal/amqp"
+)
+
+// frames encodes performatives on channel 0, the transfers with payload.
+func frames(t testing.TB, payload []byte, ps ...amqp.Performative) []byte {
+	var b []byte
+	for _, p := range ps {
+		var pl []byte
+		if _, ok := p.(*amqp.Transfer); ok {
+			pl = payload
+		}
+		var err error
+		if b, err = amqp.AppendPerformativeFrame(b, 0, p, pl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b
+}
+
+// fuzzSeeds are sessions a client might send after the SASL header.
+func fuzzSeeds(t testing.TB) [][]byte {
+	msg, err := (&amqp.Message{Data: [][]byte{[]byte("hello")}}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, zero := uint32(0), uint32(0)
+	sasl := frames(t, nil, &amqp.SASLInit{Mechanism: "PLAIN", InitialResponse: []byte("\x00key_x\x00" + testKey)})
+	sasl[5] = amqp.FrameSASL
+	session := frames(t, msg,
+		&amqp.Open{ContainerID: "fuzz"},
+		&amqp.Begin{IncomingWindow: 100, OutgoingWindow: 100},
+		&amqp.Attach{Name: "s", Handle: 0, Role: amqp.RoleSender, Target: &amqp.Target{Address: "es"}, InitialDeliveryCount: &zero},
+		&amqp.Transfer{Handle: 0, DeliveryID: &id, DeliveryTag: []byte{1}, MessageFormat: &zero},
+		&amqp.Attach{Name: "r", Handle: 1, Role: amqp.RoleReceiver, Source: &amqp.Source{Address: "es/ConsumerGroups/$Default/Partitions/0"}},
+		&amqp.Flow{IncomingWindow: 100, NextOutgoingID: 1, OutgoingWindow: 100, Handle: &[]uint32{1}[0], DeliveryCount: &zero, LinkCredit: &[]uint32{10}[0]},
+		&amqp.Detach{Handle: 0, Closed: true},
+		&amqp.End{},
+		&amqp.Close{},
+	)
+	amqpHeader := amqp.NewProtocolHeader(amqp.ProtoAMQP).Bytes()
+	full := append(append(append([]byte{}, sasl...), amqpHeader...), session...)
+	return [][]byte{nil, {0, 0, 0, 8, 2, 1, 0, 0}, sasl, full, full[:len(full)/2]}
+}
+
+// scriptConn is a net.Conn that reads a script then ends, and discards
+// what the server writes.
+type scriptConn struct{ r *bytes.Reader }
+
+func (c scriptConn) Read(b []byte) (int, error)       { return c.r.Read(b) }
+func (c scriptConn) Write(b []byte) (int, error)      { return len(b), nil }
+func (c scriptConn) Close() error                     { return nil }
+func (c scriptConn) LocalAddr() net.Addr              { return &net.TCPAddr{} }
+func (c scriptConn) RemoteAddr() net.Addr             { return &net.TCPAddr{} }
+func (c scriptConn) SetDeadline(time.Time) error      { return nil }
+func (c scriptConn) SetReadDeadline(time.Time) error  { return nil }
+func (c scriptConn) SetWriteDeadline(time.Time) error { return nil }
+
+// runConn serves one connection fed input after a SASL header and waits
+// for it to end.
+func runConn(t testing.TB, srv *Server, input []byte) {
+	script := append(amqp.NewProtocolHeader(amqp.ProtoSASL).Bytes(), input...)
+	c := newConn(srv, scriptConn{r: bytes.NewReader(script)})
+	done := make(chan struct{})
+	go func() {
+		c.serve()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("connection did not end after input % x", input)
+	}
+}
+
+// FuzzConnection feeds arbitrary bytes to the connection state machine
+// after a valid SASL protocol header: it must neither panic nor hang.
+func FuzzConnection(f *testing.F) {
+	for _, s := range fuzzSeeds(f) {
+		f.Add(s)
+	}
+	srv := NewServer(newFakeHost(), Options{SASLTimeout: 2 * time.Second, IdleTimeout: 2 * time.Second, PollInterval: time.Millisecond})
+	defer srv.Close()
+	f.Fuzz(func(t *testing.T, input []byte) {
+		runConn(t, srv, input)
+	})
+}
+
+// TestFuzzSeedsReachTheHost checks that the full seed is a working
+// session: its transfer reaches the host.
+func TestFuzzSeedsReachTheHost(t *testing.T) {
+	h := newFakeHost()
+	logs := &logBuffer{}
+	srv := NewServer(h, Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	defer srv.Close()
+	seeds := fuzzSeeds(t)
+	runConn(t, srv, seeds[3])
+	sends := h.sendCalls()
+	if len(sends) != 1 || string(sends[0].events[0].Body) != "hello" {
+		t.Fatalf("host got %+v, want one send of hello; log: %s", sends, logs)
+	}
+}
