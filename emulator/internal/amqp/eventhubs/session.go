@@ -93,13 +93,6 @@ func (s *session) handle(p amqp.Performative, payload []byte) error {
 	return connError(amqp.CondNotAllowed, fmt.Sprintf("unexpected %s", amqp.PerformativeName(p)))
 }
 
-// link returns the attached link with handle h.
-func (s *session) link(h uint32) *link {
-	s.c.mu.Lock()
-	defer s.c.mu.Unlock()
-	return s.links[h]
-}
-
 // flowFields fills the session part of a flow; the caller holds mu.
 func (s *session) flowFields(f *amqp.Flow) {
 	next := s.nextIncomingID
