@@ -23,6 +23,7 @@ type fakeHost struct {
 	keys    map[string]fakeKey
 	hubs    map[string]*fakeHub
 	sendErr error
+	now     func() time.Time
 	creds   []Credential
 	sends   []fakeSend
 }
@@ -53,7 +54,7 @@ func newFakeHost() *fakeHost {
 	h := &fakeHost{keys: map[string]fakeKey{
 		"key_x":       {key: testKey, send: true, listen: true},
 		"listen_only": {key: "bGlzdGVu", listen: true},
-	}, hubs: map[string]*fakeHub{}}
+	}, hubs: map[string]*fakeHub{}, now: time.Now}
 	h.addHub("es", 2)
 	return h
 }
@@ -84,7 +85,7 @@ func (h *fakeHost) Authorize(_ context.Context, c Credential) (Grant, error) {
 		if c.Token != "good-jwt" {
 			return Grant{}, fmt.Errorf("bad JWT: %w", ErrUnauthorized)
 		}
-		return Grant{Send: true, Listen: true, Expires: time.Now().Add(time.Hour), KeyID: "principal"}, nil
+		return Grant{Send: true, Listen: true, Expires: h.now().Add(time.Hour), KeyID: "principal"}, nil
 	case TokenSAS:
 		return h.authorizeSAS(c)
 	}
@@ -101,7 +102,7 @@ func (h *fakeHost) authorizeSAS(c Credential) (Grant, error) {
 	if !ok {
 		return Grant{}, fmt.Errorf("no key %q: %w", sas.KeyName, ErrUnauthorized)
 	}
-	if err := sas.Verify(k.key, time.Now()); err != nil {
+	if err := sas.Verify(k.key, h.now()); err != nil {
 		return Grant{}, fmt.Errorf("%v: %w", err, ErrUnauthorized)
 	}
 	if c.Audience != "" && !Covers(sas.Resource, c.Audience) {
@@ -267,6 +268,9 @@ func startServer(t *testing.T, opts Options) *testServer {
 		opts.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	}
 	h := newFakeHost()
+	if opts.Now != nil {
+		h.now = opts.Now
+	}
 	s := NewServer(h, opts)
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(l) }()

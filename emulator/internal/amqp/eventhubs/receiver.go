@@ -82,6 +82,7 @@ func toInt64(v any) (int64, bool) {
 func (o *outLink) pumpEvents() (bool, *amqp.Error) {
 	n := o.available()
 	if n == 0 {
+		o.finishDrain() // a drain may ask with no credit left
 		return false, nil
 	}
 	l, c := o.l, o.l.s.c
