@@ -2,8 +2,10 @@ package eventhubs
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,10 +55,18 @@ func fuzzSeeds(t testing.TB) [][]byte {
 
 // scriptConn is a net.Conn that reads a script then ends, and discards
 // what the server writes.
-type scriptConn struct{ r *bytes.Reader }
+type scriptConn struct {
+	r *bytes.Reader
+	w *logBuffer // nil: discard
+}
 
-func (c scriptConn) Read(b []byte) (int, error)       { return c.r.Read(b) }
-func (c scriptConn) Write(b []byte) (int, error)      { return len(b), nil }
+func (c scriptConn) Read(b []byte) (int, error) { return c.r.Read(b) }
+func (c scriptConn) Write(b []byte) (int, error) {
+	if c.w != nil {
+		return c.w.Write(b)
+	}
+	return len(b), nil
+}
 func (c scriptConn) Close() error                     { return nil }
 func (c scriptConn) LocalAddr() net.Addr              { return &net.TCPAddr{} }
 func (c scriptConn) RemoteAddr() net.Addr             { return &net.TCPAddr{} }
@@ -66,9 +76,10 @@ func (c scriptConn) SetWriteDeadline(time.Time) error { return nil }
 
 // runConn serves one connection fed input after a SASL header and waits
 // for it to end.
-func runConn(t testing.TB, srv *Server, input []byte) {
+func runConn(t testing.TB, srv *Server, input []byte) string {
 	script := append(amqp.NewProtocolHeader(amqp.ProtoSASL).Bytes(), input...)
-	c := newConn(srv, scriptConn{r: bytes.NewReader(script)})
+	out := &logBuffer{}
+	c := newConn(srv, scriptConn{r: bytes.NewReader(script), w: out})
 	done := make(chan struct{})
 	go func() {
 		c.serve()
@@ -79,6 +90,7 @@ func runConn(t testing.TB, srv *Server, input []byte) {
 	case <-time.After(5 * time.Second):
 		t.Fatalf("connection did not end after input % x", input)
 	}
+	return out.String()
 }
 
 // FuzzConnection feeds arbitrary bytes to the connection state machine
@@ -106,5 +118,38 @@ func TestFuzzSeedsReachTheHost(t *testing.T) {
 	sends := h.sendCalls()
 	if len(sends) != 1 || string(sends[0].events[0].Body) != "hello" {
 		t.Fatalf("host got %+v, want one send of hello; log: %s", sends, logs)
+	}
+}
+
+// TestOversizeDeliveryIsRejected sends a delivery over the link's
+// max-message-size in several frames, which go-amqp would refuse to send,
+// and checks Event Hubs' rejection.
+func TestOversizeDeliveryIsRejected(t *testing.T) {
+	h := newFakeHost()
+	srv := NewServer(h, Options{MaxMessageSize: 1000})
+	defer srv.Close()
+	body := make([]byte, 700)
+	msg, err := (&amqp.Message{Data: [][]byte{body, body}}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, zero := uint32(0), uint32(0)
+	sasl := frames(t, nil, &amqp.SASLInit{Mechanism: "PLAIN", InitialResponse: []byte("\x00key_x\x00" + testKey)})
+	sasl[5] = amqp.FrameSASL
+	script := append(sasl, amqp.NewProtocolHeader(amqp.ProtoAMQP).Bytes()...)
+	script = append(script, frames(t, nil,
+		&amqp.Open{ContainerID: "big"},
+		&amqp.Begin{IncomingWindow: 100, OutgoingWindow: 100},
+		&amqp.Attach{Name: "s", Handle: 0, Role: amqp.RoleSender, Target: &amqp.Target{Address: "es"}, InitialDeliveryCount: &zero})...)
+	script = append(script, frames(t, msg[:800], &amqp.Transfer{Handle: 0, DeliveryID: &id, DeliveryTag: []byte{1}, MessageFormat: &zero, More: true})...)
+	script = append(script, frames(t, msg[800:], &amqp.Transfer{Handle: 0})...)
+	script = append(script, frames(t, nil, &amqp.Close{})...)
+	out := runConn(t, srv, script)
+	want := fmt.Sprintf("The received message (delivery-id:0, size:%d bytes) exceeds the limit (1000 bytes) currently allowed on the link.", len(msg))
+	if !strings.Contains(out, "amqp:link:message-size-exceeded") || !strings.Contains(out, want) {
+		t.Fatalf("the server's answer %q lacks the rejection", out)
+	}
+	if n := len(h.sendCalls()); n != 0 {
+		t.Fatalf("host got %d sends", n)
 	}
 }

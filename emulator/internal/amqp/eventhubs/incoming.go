@@ -18,7 +18,7 @@ type inLink struct {
 	settled       bool
 	format        uint32
 	buf           []byte
-	oversize      bool
+	size          uint64 // bytes of the delivery so far
 }
 
 // grant sends the link credit the door gives.
@@ -44,11 +44,14 @@ func (in *inLink) transfer(t *amqp.Transfer, payload []byte) error {
 		in.reset()
 		return nil
 	}
-	if uint64(len(in.buf)+len(payload)) > in.l.s.c.opts.MaxMessageSize+64*1024 {
-		in.oversize, in.buf = true, nil
+	limit := in.l.s.c.opts.MaxMessageSize
+	in.size += uint64(len(payload))
+	oversize := in.size > limit
+	if oversize {
+		in.buf = nil // the rest of the delivery is counted, not kept
 	}
 	if t.More {
-		if !in.oversize {
+		if !oversize {
 			in.buf = append(in.buf, payload...)
 		}
 		return nil
@@ -56,14 +59,14 @@ func (in *inLink) transfer(t *amqp.Transfer, payload []byte) error {
 	if len(in.buf) > 0 {
 		payload = append(in.buf, payload...)
 	}
-	id, settled, format, oversize := in.id, in.settled, in.format, in.oversize
+	id, settled, format, size := in.id, in.settled, in.format, in.size
 	in.reset()
 	if err := in.refill(); err != nil {
 		return err
 	}
 	var e *amqp.Error
 	if oversize {
-		e = &amqp.Error{Condition: amqp.CondMessageSizeExceeded, Description: fmt.Sprintf("The received message exceeds the limit of %d bytes.", in.l.s.c.opts.MaxMessageSize)}
+		e = &amqp.Error{Condition: amqp.CondMessageSizeExceeded, Description: fmt.Sprintf("The received message (delivery-id:%d, size:%d bytes) exceeds the limit (%d bytes) currently allowed on the link.", id, size, limit)}
 	} else {
 		e = in.l.deliver(format, payload)
 	}
@@ -96,7 +99,7 @@ func (in *inLink) start(t *amqp.Transfer) error {
 
 // reset forgets the delivery in progress.
 func (in *inLink) reset() {
-	in.busy, in.buf, in.oversize = false, nil, false
+	in.busy, in.buf, in.size = false, nil, 0
 }
 
 // refill restores the link credit when half is used.
