@@ -35,6 +35,7 @@ type conn struct {
 	wbuf    []byte
 	maxOut  uint32 // the largest frame the peer takes
 	beat    time.Duration
+	partial int // bytes of partial deliveries buffered (read loop only)
 	closing sync.Once
 
 	mu        sync.Mutex // guards everything below

@@ -153,3 +153,25 @@ func TestOversizeDeliveryIsRejected(t *testing.T) {
 		t.Fatalf("host got %d sends", n)
 	}
 }
+
+// TestPartialDeliveriesAreBounded starts deliveries on five links and
+// never finishes them: past four max-message-sizes the connection closes.
+func TestPartialDeliveriesAreBounded(t *testing.T) {
+	srv := NewServer(newFakeHost(), Options{MaxMessageSize: 1000})
+	defer srv.Close()
+	zero := uint32(0)
+	sasl := frames(t, nil, &amqp.SASLInit{Mechanism: "PLAIN", InitialResponse: []byte("\x00key_x\x00" + testKey)})
+	sasl[5] = amqp.FrameSASL
+	script := append(sasl, amqp.NewProtocolHeader(amqp.ProtoAMQP).Bytes()...)
+	script = append(script, frames(t, nil, &amqp.Open{ContainerID: "partial"}, &amqp.Begin{IncomingWindow: 100, OutgoingWindow: 100})...)
+	for h := range uint32(5) {
+		id := h
+		script = append(script, frames(t, make([]byte, 900),
+			&amqp.Attach{Name: fmt.Sprint(h), Handle: h, Role: amqp.RoleSender, Target: &amqp.Target{Address: "es"}, InitialDeliveryCount: &zero},
+			&amqp.Transfer{Handle: h, DeliveryID: &id, DeliveryTag: []byte{1}, MessageFormat: &zero, More: true})...)
+	}
+	out := runConn(t, srv, script)
+	if !strings.Contains(out, "amqp:resource-limit-exceeded") || !strings.Contains(out, "partial deliveries on this connection exceed 4000 bytes") {
+		t.Fatalf("the server's answer %q lacks the bound", out)
+	}
+}

@@ -16,6 +16,10 @@ const (
 	mechAnonymous amqp.Symbol = "ANONYMOUS"
 )
 
+// minHeartbeat bounds how often the door sends heartbeats, whatever idle
+// timeout a client announces.
+const minHeartbeat = 50 * time.Millisecond
+
 // handshake exchanges the protocol headers, SASL when asked for, and open.
 func (c *conn) handshake() error {
 	h, err := amqp.ReadProtocolHeader(c.br)
@@ -119,7 +123,7 @@ func (c *conn) open() error {
 		c.maxOut = amqp.MinMaxFrameSize
 	}
 	if o.IdleTimeout > 0 {
-		c.beat = time.Duration(o.IdleTimeout) * time.Millisecond / 2
+		c.beat = max(time.Duration(o.IdleTimeout)*time.Millisecond/2, minHeartbeat)
 	}
 	return c.write(0, &amqp.Open{
 		ContainerID: c.opts.ContainerID, Hostname: o.Hostname, MaxFrameSize: c.opts.MaxFrameSize,

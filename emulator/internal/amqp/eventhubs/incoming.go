@@ -6,6 +6,10 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/amqp"
 )
 
+// maxPartialMessages bounds the bytes of deliveries still arriving on a
+// connection, in max-message-sizes.
+const maxPartialMessages = 4
+
 // inLink is the door's receiving end of a link the client sends on; the
 // connection's mu guards credit and deliveryCount, the read loop owns the
 // rest.
@@ -48,17 +52,19 @@ func (in *inLink) transfer(t *amqp.Transfer, payload []byte) error {
 	in.size += uint64(len(payload))
 	oversize := in.size > limit
 	if oversize {
-		in.buf = nil // the rest of the delivery is counted, not kept
+		in.release() // the rest of the delivery is counted, not kept
 	}
 	if t.More {
 		if !oversize {
-			in.buf = append(in.buf, payload...)
+			return in.keep(payload)
 		}
 		return nil
 	}
 	if len(in.buf) > 0 {
 		payload = append(in.buf, payload...)
 	}
+	in.l.s.c.partial -= len(in.buf)
+	in.buf = nil
 	id, settled, format, size := in.id, in.settled, in.format, in.size
 	in.reset()
 	if err := in.refill(); err != nil {
@@ -99,7 +105,26 @@ func (in *inLink) start(t *amqp.Transfer) error {
 
 // reset forgets the delivery in progress.
 func (in *inLink) reset() {
-	in.busy, in.buf, in.size = false, nil, 0
+	in.release()
+	in.busy, in.size = false, 0
+}
+
+// keep buffers a frame of a delivery, within the connection's bound on
+// partial deliveries (read loop only).
+func (in *inLink) keep(payload []byte) error {
+	c := in.l.s.c
+	c.partial += len(payload)
+	if c.partial > maxPartialMessages*int(c.opts.MaxMessageSize) {
+		return connError(amqp.CondResourceLimitExceeded, fmt.Sprintf("partial deliveries on this connection exceed %d bytes", maxPartialMessages*c.opts.MaxMessageSize))
+	}
+	in.buf = append(in.buf, payload...)
+	return nil
+}
+
+// release drops the buffered frames.
+func (in *inLink) release() {
+	in.l.s.c.partial -= len(in.buf)
+	in.buf = nil
 }
 
 // refill restores the link credit when half is used.

@@ -218,6 +218,9 @@ func (s *session) detach(d *amqp.Detach) error {
 	answered := l.detachSent
 	c.cond.Broadcast()
 	c.mu.Unlock()
+	if l.in != nil {
+		l.in.release()
+	}
 	l.stop()
 	if answered {
 		return nil

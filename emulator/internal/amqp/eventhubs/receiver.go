@@ -101,6 +101,9 @@ func (o *outLink) pumpEvents() (bool, *amqp.Error) {
 		return false, nil
 	}
 	for i := range events {
+		if o.available() == 0 {
+			break // the client took credit back
+		}
 		if e := o.sendMessage(eventMessage(&events[i])); e != nil {
 			return false, e
 		}

@@ -56,6 +56,9 @@ func (c *conn) end(s *session, _ *amqp.End) error {
 	delete(c.sessions, s.ch)
 	c.mu.Unlock()
 	for _, l := range links {
+		if l.in != nil {
+			l.in.release()
+		}
 		l.stop()
 	}
 	return c.write(s.ch, &amqp.End{}, nil)
@@ -155,6 +158,7 @@ func (s *session) transfer(t *amqp.Transfer, payload []byte) error {
 		s.flowFields(refill)
 	}
 	l := s.links[t.Handle]
+	detached := l != nil && l.detachSent
 	c.mu.Unlock()
 	if refill != nil {
 		if err := c.write(s.ch, refill, nil); err != nil {
@@ -163,6 +167,9 @@ func (s *session) transfer(t *amqp.Transfer, payload []byte) error {
 	}
 	if l == nil || l.in == nil {
 		return connError(amqp.CondUnattachedHandle, fmt.Sprintf("transfer on handle %d, which is not an attached sender", t.Handle))
+	}
+	if detached {
+		return nil // in flight when the door detached the link
 	}
 	return l.in.transfer(t, payload)
 }
