@@ -21,8 +21,11 @@
 //
 // Open announces Options.MaxFrameSize, channel-max MaxSessions-1 and the
 // idle timeout; the door sends heartbeats every half of the client's idle
-// timeout and closes a client silent for 1.5 times its own
-// (amqp:resource-limit-exceeded, "idle timeout"). Sessions are bounded by
+// timeout (no more often than every 50ms) and closes a client silent for
+// 1.5 times its own (amqp:resource-limit-exceeded, "idle timeout").
+// Deliveries still arriving on a connection may buffer at most four
+// max-message-sizes in all (beyond, the connection closes with
+// amqp:resource-limit-exceeded). Sessions are bounded by
 // channel-max, links per connection by MaxLinks (an attach beyond it is
 // refused with amqp:resource-limit-exceeded), unsettled outgoing
 // deliveries per connection by MaxUnsettled (the door stops sending until
@@ -73,8 +76,10 @@
 // max-message-size Options.MaxMessageSize (1 MiB, Fabric's event limit),
 // which the SDKs use to size their batches. A delivery may span many
 // transfer frames; it is reassembled, and one larger than the limit is
-// rejected with amqp:link:message-size-exceeded (the condition the .NET
-// SDK turns into MessageSizeExceededException). Message format 0x80013700
+// counted but not kept, then rejected with amqp:link:message-size-exceeded
+// and the service's wording ("The received message (delivery-id:…,
+// size:… bytes) exceeds the limit (… bytes) currently allowed on the
+// link."), which the SDKs turn into their message-size errors. Message format 0x80013700
 // is a batch: each data section is one event, and the batch's
 // x-opt-partition-key applies to events without their own. An Event keeps
 // the body (data sections joined), properties, application properties and
