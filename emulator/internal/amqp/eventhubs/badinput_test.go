@@ -165,3 +165,26 @@ func TestFrameOnUnknownChannelClosesConnection(t *testing.T) {
 		t.Fatalf("close %q lacks amqp:illegal-state", got)
 	}
 }
+
+// TestCloseForcesConnections checks that Server.Close closes a live
+// connection with amqp:connection:forced and refuses new ones.
+func TestCloseForcesConnections(t *testing.T) {
+	ts := startServer(t, Options{})
+	ctx := testCtx(t)
+	s := newSession(t, dial(t, ts, plain()))
+	snd, err := s.NewSender(ctx, "es", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	ts.Close()
+	if d := time.Since(start); d > shutdownGrace {
+		t.Fatalf("Close took %s", d)
+	}
+	if err := snd.Send(ctx, goamqp.NewMessage([]byte("late")), nil); condition(err) != "amqp:connection:forced" {
+		t.Fatalf("send after Close: %v, want amqp:connection:forced", err)
+	}
+	if _, err := net.DialTimeout("tcp", ts.addr, time.Second); err == nil {
+		t.Fatal("the listener still accepts after Close")
+	}
+}

@@ -95,9 +95,24 @@ func (c *conn) finish() {
 	c.nc.Close()
 }
 
-// shutdown closes the connection from the server's side.
+// shutdownGrace bounds how long Close waits to send a connection's close.
+const shutdownGrace = 2 * time.Second
+
+// shutdown closes the connection from the server's side; a peer that does
+// not read gets its socket closed after shutdownGrace.
 func (c *conn) shutdown(why string) {
-	c.closeWith(&amqp.Error{Condition: amqp.CondConnectionForced, Description: why})
+	done := make(chan struct{})
+	go func() {
+		c.closeWith(&amqp.Error{Condition: amqp.CondConnectionForced, Description: why})
+		close(done)
+	}()
+	t := time.NewTimer(shutdownGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		c.nc.Close()
+	}
 }
 
 // closeWith sends close with e once and closes the socket.

@@ -1,6 +1,7 @@
 package eventhubs
 
 import (
+	"context"
 	"encoding/binary"
 	"math"
 	"time"
@@ -207,6 +208,11 @@ func (s *session) sendTransfer(t *amqp.Transfer, chunk []byte, first bool, o *ou
 		}
 		c.wmu.Lock()
 		c.mu.Lock()
+		if s.ended || o.l.ctx.Err() != nil { // end or detach may be on the wire already
+			c.mu.Unlock()
+			c.wmu.Unlock()
+			return context.Canceled
+		}
 		if s.remoteWindow == 0 {
 			c.mu.Unlock()
 			c.wmu.Unlock()

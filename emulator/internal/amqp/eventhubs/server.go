@@ -187,9 +187,15 @@ func (s *Server) Close() error {
 	}
 	s.mu.Unlock()
 	s.cancel()
+	var wg sync.WaitGroup
 	for _, c := range conns {
-		c.shutdown("server closing")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.shutdown("server closing")
+		}()
 	}
+	wg.Wait()
 	s.wg.Wait()
 	return nil
 }
