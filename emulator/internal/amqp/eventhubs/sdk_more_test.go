@@ -202,3 +202,26 @@ func TestSDKConsumerFromOffsetAndTime(t *testing.T) {
 		t.Fatalf("from time %v got %q, want ccc", at, got[0].Body)
 	}
 }
+
+// TestSDKConsumerIsNotHeldByTheUnsettledBound receives more events than
+// MaxUnsettled with azeventhubs, which never settles: the door sends them
+// settled, as Event Hubs does.
+func TestSDKConsumerIsNotHeldByTheUnsettledBound(t *testing.T) {
+	ts := startServer(t, Options{MaxUnsettled: 4})
+	ctx := sdkContext(t)
+	var evs []Event
+	for i := range 12 {
+		evs = append(evs, Event{Body: []byte(fmt.Sprint(i))})
+	}
+	ts.host.Send(ctx, Grant{}, "es", 0, evs)
+	consumer, err := azeventhubs.NewConsumerClientFromConnectionString(ts.connString("key_x", testKey), "", azeventhubs.DefaultConsumerGroup, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer consumer.Close(ctx)
+	earliest := true
+	got := receive(ctx, t, consumer, azeventhubs.StartPosition{Earliest: &earliest}, 12)
+	if string(got[11].Body) != "11" {
+		t.Fatalf("last event %q", got[11].Body)
+	}
+}
