@@ -18,10 +18,17 @@ func TestReceiveSplitsLargeEvents(t *testing.T) {
 	body := bytes.Repeat([]byte("abcdefghij"), 500)
 	ts.host.Send(context.Background(), Grant{}, "es", 0, []Event{{Body: body, PartitionKey: "x"}, {Body: []byte("small"), PartitionKey: "x"}})
 	ctx := testCtx(t)
-	c := dial(t, ts, plain())
+	c, err := goamqp.Dial(ctx, "amqp://"+ts.addr, &goamqp.ConnOptions{SASLType: plain(), MaxFrameSize: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
 	r, err := receiver(ctx, t, newSession(t, c), "amqp.annotation.x-opt-offset > '-1'", nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n := ts.connMaxOut(); n != 1024 {
+		t.Fatalf("the door sends frames of up to %d bytes, want the client's 1024", n)
 	}
 	for _, want := range [][]byte{body, []byte("small")} {
 		m, err := r.Receive(ctx, nil)
@@ -32,6 +39,19 @@ func TestReceiveSplitsLargeEvents(t *testing.T) {
 			t.Fatalf("received %d bytes, want %d", len(m.GetData()), len(want))
 		}
 	}
+}
+
+// connMaxOut returns the largest frame the door sends on its one
+// connection.
+func (ts *testServer) connMaxOut() uint32 {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for c := range ts.conns {
+		c.wmu.Lock() // maxOut was set before open's answer was written
+		defer c.wmu.Unlock()
+		return c.maxOut
+	}
+	return 0
 }
 
 // TestManySessionsAndLinksAtOnce sends from three sessions with two
