@@ -16,6 +16,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator/internal/auth"
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/entra"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/jobs"
@@ -71,6 +72,9 @@ type Config struct {
 	CACertificate []byte
 	// OneLakeLog, when set, sees every OneLake request's method and URL.
 	OneLakeLog func(method, url string)
+	// OnChange, when set, is called with an Eventstream's id after every
+	// change the control plane stored and synced (control.Config.OnChange).
+	OnChange func(itemID string)
 }
 
 // DefaultMaxRequestBytes is the default cap on a request body: 16 MiB.
@@ -90,6 +94,8 @@ type API struct {
 	mux *http.ServeMux
 
 	rt *runtime.Runtime // the drains and sources that run what is stored
+
+	plane *control.Plane // every change to Eventstreams
 
 	ops operations
 
@@ -131,6 +137,8 @@ func New(cfg Config) *API {
 			OneLakeDir: cfg.OneLakeDir, KQLURL: cfg.KQLURL, Jobs: cfg.Jobs, ProduceTimeout: cfg.ProduceTimeout})
 	}
 	a := &API{cfg: cfg, mux: http.NewServeMux(), rt: rt}
+	a.plane = control.New(control.Config{Store: cfg.Store, Broker: cfg.Broker, Runtime: rt, Logger: cfg.Logger, Now: cfg.Now,
+		OnChange: cfg.OnChange, CloseSessions: a.revokeSessions})
 	a.routes()
 	a.onelake = a.oneLake()
 	return a

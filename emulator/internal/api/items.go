@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/definition"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
@@ -17,11 +18,11 @@ import (
 
 // Item types with behaviour of their own.
 const (
-	TypeEventstream = "Eventstream"
-	TypeLakehouse   = "Lakehouse"
-	TypeEventhouse  = "Eventhouse"
-	TypeKQLDatabase = "KQLDatabase"
-	TypeReflex      = "Reflex"
+	TypeEventstream = control.TypeEventstream
+	TypeLakehouse   = control.TypeLakehouse
+	TypeEventhouse  = control.TypeEventhouse
+	TypeKQLDatabase = control.TypeKQLDatabase
+	TypeReflex      = control.TypeReflex
 )
 
 // itemTypes is Fabric's ItemType enum (common/definitions.json): the generic
@@ -217,16 +218,7 @@ func (a *API) createItem(typed string) endpoint {
 // item loads the {id} item of the call's workspace, checking the caller's
 // role and, on typed routes, the item's type.
 func (a *API) item(c *call, typed string, min store.Role) (store.Item, error) {
-	ws, err := a.workspace(c, min)
-	if err != nil {
-		return store.Item{}, err
-	}
-	id := c.r.PathValue("id")
-	it, err := a.cfg.Store.GetItem(c.r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && it.WorkspaceID != ws.ID) || (err == nil && typed != "" && it.Type != typed) {
-		return it, fabricerr.NotFound(fabricerr.ItemNotFound, "Item", id)
-	}
-	return it, err
+	return a.plane.Item(c.r.Context(), c.caller(), control.ItemRef{WorkspaceID: c.r.PathValue("ws"), ID: c.r.PathValue("id"), Type: typed}, min)
 }
 
 func (a *API) listItems(typed string) endpoint {

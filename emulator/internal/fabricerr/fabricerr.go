@@ -148,3 +148,23 @@ func Write(w http.ResponseWriter, requestID string, err error) {
 	w.WriteHeader(fe.Status)
 	_ = json.NewEncoder(w).Encode(&fe)
 }
+
+// Status-free constructors: packages that are no HTTP door (the control
+// plane) name the kind of failure, and the status it is answered with
+// follows from the kind here, in one place.
+
+// Invalid is a 400: the request is wrong in a way code names.
+func Invalid(code, format string, args ...any) *Error {
+	return New(http.StatusBadRequest, code, format, args...)
+}
+
+// Conflict is a 409: the request is well formed but the resource's state
+// refuses it.
+func Conflict(code, format string, args ...any) *Error {
+	return New(http.StatusConflict, code, format, args...)
+}
+
+// Denied is a 403: the caller may not do this.
+func Denied(code, format string, args ...any) *Error {
+	return New(http.StatusForbidden, code, format, args...)
+}
