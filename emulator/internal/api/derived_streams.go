@@ -1,90 +1,29 @@
 package api
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
-	"github.com/fabrictest/fabrictest/emulator/internal/definition"
+	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
 
-// Derived streams: every DerivedStream of a definition has its own Kafka
-// topic {itemId}.{streamId} with one partition, filled by an internal
-// binding (type DerivedStream, id the stream's id) whose drain reads the
-// DefaultStream, runs the operators up to the DerivedStream and produces
-// each output row into the topic (sink_stream.go). Notebooks resolve and
-// consume it by the stream's id, and CustomEndpoint destinations that read
-// it are served its topic. The internal bindings are never listed: the
-// user's destinations are the bindings of every other type.
+// Derived streams (control/derived_streams.go makes them): a produce into
+// one is refused, and a CustomEndpoint destination that reads one is
+// served its topic.
 
 // DerivedStreamIsReadOnly answers a produce addressed to a DerivedStream:
 // its topic holds the operators' output only.
 const DerivedStreamIsReadOnly = "DerivedStreamIsReadOnly"
-
-// internal reports whether d is a DerivedStream's internal binding.
-func internal(d store.Destination) bool { return d.Type == eventstream.DerivedStreamType }
-
-// userDestinations lists the bindings of Eventstream esID the user sees:
-// all but the internal ones.
-func (a *API) userDestinations(ctx context.Context, esID string) ([]store.Destination, error) {
-	ds, err := a.cfg.Store.ListDestinations(ctx, esID)
-	return slices.DeleteFunc(ds, internal), err
-}
 
 // readOnlyError answers a produce into DerivedStream s.
 func readOnlyError(s eventstream.Stream) error {
 	return fabricerr.New(http.StatusBadRequest, DerivedStreamIsReadOnly,
 		"%s is the DerivedStream %q: its topic holds the output of the operators before it and takes no events; produce into the DefaultStream or a CustomEndpoint source", s.ID, s.Name).
 		WithResource(s.ID, eventstream.DerivedStreamType)
-}
-
-// applyDerivedStreams reconciles es's DerivedStreams with plan p (es is
-// stored with the new streams; old were its streams before): the topics and
-// internal bindings of streams that are gone are deleted, the others are
-// created or re-pointed at their operator chain.
-func (a *API) applyDerivedStreams(ctx context.Context, es store.Item, p *definition.Plan, old []eventstream.Stream) error {
-	want := map[string]bool{}
-	for _, ps := range p.Derived {
-		want[strings.ToLower(ps.Node.ID())] = true
-	}
-	for _, s := range old {
-		if s.Type != eventstream.DerivedStreamType || want[strings.ToLower(s.ID)] {
-			continue
-		}
-		if err := a.rt.Stop(s.ID); err != nil {
-			return err
-		}
-		if err := a.cfg.Store.DeleteDestination(ctx, s.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		if a.cfg.Broker.Enabled() {
-			if err := a.cfg.Broker.DeleteTopic(ctx, s.Topic); err != nil {
-				return kafkaError(err)
-			}
-		}
-	}
-	for _, ps := range p.Derived {
-		id := ps.Node.ID()
-		if a.cfg.Broker.Enabled() {
-			s := eventstream.Stream{ID: id, Type: eventstream.DerivedStreamType, Topic: eventstream.DerivedTopic(es.ID, id)}
-			if err := a.rt.EnsureStreamTopic(ctx, s); err != nil {
-				return err
-			}
-		}
-		spec := eventstream.Spec{Name: ps.Node.Name, OwnOperators: true, Operators: ps.Operators}.Encode()
-		d := store.Destination{ID: id, EventstreamID: es.ID, Type: eventstream.DerivedStreamType,
-			WorkspaceID: es.WorkspaceID, ItemID: es.ID, Target: id, Spec: spec}
-		if _, _, err := a.applyBinding(ctx, d, false); err != nil {
-			return fmt.Errorf("start derived stream %s: %w", ps.Node.Name, err)
-		}
-	}
-	return nil
 }
 
 // endpointTopic is the topic the Kafka clients of CustomEndpoint node use:
@@ -116,3 +55,6 @@ func endpointTopic(props eventstream.Model, node string) (string, error) {
 	}
 	return props.Streams[0].Topic, nil
 }
+
+// internal reports whether d is a DerivedStream's internal binding.
+func internal(d store.Destination) bool { return control.Internal(d) }

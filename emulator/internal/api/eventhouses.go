@@ -6,6 +6,7 @@ import (
 	"errors"
 	"regexp"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/google/uuid"
@@ -21,16 +22,12 @@ func validKustoName(name string) error {
 	return nil
 }
 
-// kqlDatabaseProps is what a KQL database stores; the service URIs are
-// rendered from the engine the emulator is attached to.
-type kqlDatabaseProps struct {
-	ParentEventhouseItemID string `json:"parentEventhouseItemId"`
-	DatabaseType           string `json:"databaseType"`
-}
+// kqlDatabaseProps is what a KQL database stores (control.KQLDatabaseProps).
+type kqlDatabaseProps = control.KQLDatabaseProps
 
+// dbProps is a KQL database's properties; ones that do not decode are none.
 func dbProps(it store.Item) kqlDatabaseProps {
-	var p kqlDatabaseProps
-	_ = json.Unmarshal(it.Properties, &p)
+	p, _ := control.DecodeKQLDatabase(it)
 	return p
 }
 
@@ -50,7 +47,7 @@ var eventhouseKind = kind{
 		return nil
 	},
 	release: func(a *API, c *call, it store.Item) error {
-		dbs, err := a.databasesOf(c.r.Context(), it)
+		dbs, err := a.plane.DatabasesOf(c.r.Context(), it)
 		if err != nil {
 			return err
 		}
@@ -63,7 +60,7 @@ var eventhouseKind = kind{
 	},
 	properties: func(a *API, it store.Item) any {
 		ids := []string{}
-		if dbs, err := a.databasesOf(context.Background(), it); err == nil {
+		if dbs, err := a.plane.DatabasesOf(context.Background(), it); err == nil {
 			for _, db := range dbs {
 				ids = append(ids, db.ID)
 			}
@@ -110,20 +107,4 @@ var kqlDatabaseKind = kind{
 			"ingestionServiceUri":    a.cfg.KQLURL,
 		}
 	},
-}
-
-// databasesOf lists the KQL databases of an Eventhouse.
-func (a *API) databasesOf(ctx context.Context, eh store.Item) ([]store.Item, error) {
-	var out []store.Item
-	p := store.Page{}
-	items, _, err := a.cfg.Store.ListItems(ctx, eh.WorkspaceID, TypeKQLDatabase, p)
-	if err != nil {
-		return nil, err
-	}
-	for _, db := range items {
-		if dbProps(db).ParentEventhouseItemID == eh.ID {
-			out = append(out, db)
-		}
-	}
-	return out, nil
 }

@@ -6,11 +6,9 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/definition"
-	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/google/uuid"
@@ -104,26 +102,12 @@ func validItemName(typ, name string) error {
 	if k, ok := kinds[typ]; ok && k.validName != nil {
 		return k.validName(name)
 	}
-	switch {
-	case strings.TrimSpace(name) == "":
-		return fabricerr.BadParameter("displayName", "is required")
-	case utf8.RuneCountInString(name) > 256:
-		return fabricerr.BadParameter("displayName", "is longer than 256 characters")
-	}
-	return nil
+	return control.ValidItemName(name)
 }
 
-func validItemDescription(d string) error {
-	if utf8.RuneCountInString(d) > 256 {
-		return fabricerr.BadParameter("description", "is longer than 256 characters (%d)", utf8.RuneCountInString(d))
-	}
-	return nil
-}
+func validItemDescription(d string) error { return control.ValidDescription(d) }
 
-func nameInUse(typ, name string) error {
-	return fabricerr.New(http.StatusBadRequest, fabricerr.ItemDisplayNameAlreadyInUse,
-		"Requested '%s' is already in use by another %s in this workspace", name, typ)
-}
+func nameInUse(typ, name string) error { return control.NameInUse(typ, name) }
 
 // createItem serves POST …/items (typed == "") and the typed collections.
 func (a *API) createItem(typed string) endpoint {
@@ -205,7 +189,7 @@ func (a *API) createItem(typed string) endpoint {
 			}
 		}
 		if plan != nil {
-			if err := a.applyDefinition(c.r.Context(), &it, plan); err != nil {
+			if err := a.plane.ApplyPlan(c.r.Context(), &it, plan); err != nil {
 				_ = a.removeItem(c, it)
 				return err
 			}
@@ -342,12 +326,6 @@ func (a *API) planCreation(c *call, it *store.Item, raw json.RawMessage) (*defin
 	if err != nil {
 		return nil, err
 	}
-	plan, err := a.planDefinition(c, *it, def)
-	if err != nil {
-		return nil, err
-	}
-	plan.DisplayName, plan.Description = nil, nil // the request's names win
-	m := eventstream.Model{Streams: []eventstream.Stream{{ID: plan.StreamID, Name: plan.StreamName,
-		Type: eventstream.DefaultStreamType, Topic: eventstream.DefaultTopic(it.ID, plan.StreamID)}}}
-	return plan, m.Encode(it)
+	plan, err := a.plane.PlanCreation(c.r.Context(), c.caller(), it, def)
+	return plan, refusalError(err)
 }

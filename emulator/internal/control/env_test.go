@@ -109,4 +109,3 @@ func wantError(t *testing.T, err error, status int, code string) *fabricerr.Erro
 	}
 	return fe
 }
-
