@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -292,31 +293,14 @@ func (a *API) deleteItem(typed string) endpoint {
 	}
 }
 
-// removeItem stops the drains that read or write the item, releases what
-// the item's kind holds, then deletes it (its bindings go with it).
+// removeItem removes it (control.Plane.RemoveItem) with what its kind
+// holds.
 func (a *API) removeItem(c *call, it store.Item) error {
-	// Before its topic goes, so no source writes it again.
-	if err := a.rt.StopItem(c.r.Context(), it.ID); err != nil {
-		return err
-	}
-	if it.Type == TypeEventstream {
-		ids, err := endpointIDs(it)
-		if err != nil {
-			return err
-		}
-		if err := a.closeEndpoints(c.r.Context(), ids...); err != nil {
-			return err
-		}
-	}
+	var release func(context.Context) error
 	if k, ok := kinds[it.Type]; ok && k.release != nil {
-		if err := k.release(a, c, it); err != nil {
-			return err
-		}
+		release = func(context.Context) error { return k.release(a, c, it) }
 	}
-	if err := a.cfg.Store.DeleteItem(c.r.Context(), it.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
-		return err
-	}
-	return nil
+	return a.plane.RemoveItem(c.r.Context(), it, release)
 }
 
 // planCreation checks the definition raw of Eventstream it (not yet
