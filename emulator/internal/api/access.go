@@ -6,7 +6,9 @@ import (
 )
 
 // caller is the call's principal as the control plane knows it.
-func (c *call) caller() control.Caller { return control.Caller{ID: c.principal} }
+func (c *call) caller() control.Caller {
+	return control.Caller{ID: c.principal, Type: c.principalType}
+}
 
 // workspace loads the workspace of the call's {ws} and checks that the caller
 // holds at least role min there (control.Plane.Workspace).

@@ -46,18 +46,6 @@ var eventhouseKind = kind{
 		}
 		return nil
 	},
-	release: func(a *API, c *call, it store.Item) error {
-		dbs, err := a.plane.DatabasesOf(c.r.Context(), it)
-		if err != nil {
-			return err
-		}
-		for _, db := range dbs {
-			if err := a.removeItem(c, db); err != nil {
-				return err
-			}
-		}
-		return nil
-	},
 	properties: func(a *API, it store.Item) any {
 		ids := []string{}
 		if dbs, err := a.plane.DatabasesOf(context.Background(), it); err == nil {

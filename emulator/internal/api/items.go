@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -41,8 +40,6 @@ var itemTypes = []string{
 type kind struct {
 	// provision runs after the item is stored; an error removes the item again.
 	provision func(a *API, c *call, it *store.Item) error
-	// release runs before the item is deleted.
-	release func(a *API, c *call, it store.Item) error
 	// properties renders the item's properties, nil for none.
 	properties func(a *API, it store.Item) any
 	// callProperties, when set, renders the properties with the caller's
@@ -281,27 +278,13 @@ func (a *API) updateItem(typed string) endpoint {
 
 func (a *API) deleteItem(typed string) endpoint {
 	return func(c *call) error {
-		it, err := a.item(c, typed, store.RoleContributor)
-		if err != nil {
-			return err
-		}
-		if err := a.removeItem(c, it); err != nil {
-			return err
-		}
-		c.w.WriteHeader(http.StatusOK)
-		return nil
+		ref := control.ItemRef{WorkspaceID: c.r.PathValue("ws"), ID: c.r.PathValue("id"), Type: typed}
+		return answerOK(c, a.plane.DeleteItem(c.r.Context(), c.caller(), ref))
 	}
 }
 
-// removeItem removes it (control.Plane.RemoveItem) with what its kind
-// holds.
-func (a *API) removeItem(c *call, it store.Item) error {
-	var release func(context.Context) error
-	if k, ok := kinds[it.Type]; ok && k.release != nil {
-		release = func(context.Context) error { return k.release(a, c, it) }
-	}
-	return a.plane.RemoveItem(c.r.Context(), it, release)
-}
+// removeItem removes it with what its kind holds (control.Plane.RemoveItem).
+func (a *API) removeItem(c *call, it store.Item) error { return a.plane.RemoveItem(c.r.Context(), it) }
 
 // planCreation checks the definition raw of Eventstream it (not yet
 // stored) and gives it the plan's DefaultStream.

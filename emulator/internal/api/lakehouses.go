@@ -15,11 +15,8 @@ import (
 // underscores, starting with a letter, at most 123 characters.
 var lakehouseName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,122}$`)
 
-// lakehouseDir is where a Lakehouse's OneLake files live:
-// <onelake>/<workspaceId>/<lakehouseId>.
-func (a *API) lakehouseDir(it store.Item) string {
-	return filepath.Join(a.cfg.OneLakeDir, it.WorkspaceID, it.ID)
-}
+// lakehouseDir is where a Lakehouse's OneLake files live.
+func (a *API) lakehouseDir(it store.Item) string { return a.plane.LakehouseDir(it) }
 
 var lakehouseKind = kind{
 	validName: func(name string) error {
@@ -35,9 +32,6 @@ var lakehouseKind = kind{
 			}
 		}
 		return nil
-	},
-	release: func(a *API, c *call, it store.Item) error {
-		return os.RemoveAll(a.lakehouseDir(it))
 	},
 	callProperties: lakehouseProperties,
 }

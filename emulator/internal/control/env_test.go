@@ -44,7 +44,7 @@ func newEnv(t *testing.T) *env {
 	t.Cleanup(func() { _ = rt.Close(context.Background()) })
 	e := &env{t: t, ctx: ctx, st: st, ws: uuid.NewString(),
 		admin: Caller{ID: uuid.NewString()}, viewer: Caller{ID: uuid.NewString()}}
-	e.plane = New(Config{Store: st, Broker: b, Runtime: rt, OnChange: func(id string) {
+	e.plane = New(Config{Store: st, Broker: b, Runtime: rt, OneLakeDir: t.TempDir(), OnChange: func(id string) {
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		e.changes = append(e.changes, id)

@@ -3,6 +3,8 @@ package control
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
@@ -56,28 +58,58 @@ func (p *Plane) releaseEventstream(ctx context.Context, it store.Item) error {
 	return nil
 }
 
+// LakehouseDir is where a Lakehouse's OneLake files live:
+// <OneLakeDir>/<workspaceId>/<lakehouseId>.
+func (p *Plane) LakehouseDir(it store.Item) string {
+	return filepath.Join(p.cfg.OneLakeDir, it.WorkspaceID, it.ID)
+}
+
+// DeleteItem removes item ref (RemoveItem) when who is a Contributor of
+// its workspace.
+func (p *Plane) DeleteItem(ctx context.Context, who Caller, ref ItemRef) error {
+	it, err := p.Item(ctx, who, ref, store.RoleContributor)
+	if err != nil {
+		return err
+	}
+	return p.RemoveItem(ctx, it)
+}
+
 // RemoveItem stops the drains that read or write item it, releases what
-// it holds (an Eventstream's topics and endpoint keys; release, when set,
-// frees what its kind holds elsewhere), then deletes it with its bindings.
+// its kind holds (an Eventstream's topics and endpoint keys, a Lakehouse's
+// files, an Eventhouse's databases), then deletes it with its bindings.
 // The caller checked who may.
-func (p *Plane) RemoveItem(ctx context.Context, it store.Item, release func(context.Context) error) error {
+func (p *Plane) RemoveItem(ctx context.Context, it store.Item) error {
 	// Before its topic goes, so no source writes it again.
 	if err := p.rt.StopItem(ctx, it.ID); err != nil {
 		return err
 	}
 	defer p.changed(it.ID)
-	if it.Type == TypeEventstream {
-		if err := p.releaseEventstream(ctx, it); err != nil {
-			return err
-		}
-	}
-	if release != nil {
-		if err := release(ctx); err != nil {
-			return err
-		}
+	if err := p.release(ctx, it); err != nil {
+		return err
 	}
 	if err := p.cfg.Store.DeleteItem(ctx, it.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
+	}
+	return nil
+}
+
+// release frees what item it's kind holds beyond the store.
+func (p *Plane) release(ctx context.Context, it store.Item) error {
+	switch it.Type {
+	case TypeEventstream:
+		return p.releaseEventstream(ctx, it)
+	case TypeLakehouse:
+		return os.RemoveAll(p.LakehouseDir(it))
+	case TypeEventhouse:
+		dbs, err := p.DatabasesOf(ctx, it)
+		if err != nil {
+			return err
+		}
+		for _, db := range dbs {
+			if err := p.RemoveItem(ctx, db); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

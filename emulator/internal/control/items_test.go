@@ -1,38 +1,50 @@
 package control
 
 import (
-	"context"
+	"encoding/json"
 	"errors"
+	"os"
 	"testing"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
+	"github.com/google/uuid"
 )
 
-func TestRemoveItemForgetsEverything(t *testing.T) {
+func TestDeleteEventstreamForgetsItsBindings(t *testing.T) {
 	e := newEnv(t)
 	must(t, e.plane.UpdateDefinition(e.ctx, e.admin, e.ref(), DefinitionUpdate{Parts: derivedTopology(e.ws, e.lakehouse.ID, "hot")}))
-	es, err := e.st.GetItem(e.ctx, e.es.ID)
-	must(t, err)
-	released := false
-	must(t, e.plane.RemoveItem(e.ctx, es, func(context.Context) error { released = true; return nil }))
+	wantError(t, e.plane.DeleteItem(e.ctx, e.viewer, e.ref()), 403, fabricerr.InsufficientPrivileges)
+	before := e.changed()
+	must(t, e.plane.DeleteItem(e.ctx, e.admin, e.ref()))
 	if _, err := e.st.GetItem(e.ctx, e.es.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("the item is still there: %v", err)
 	}
 	if ds, err := e.st.ListDestinations(e.ctx, e.es.ID); err != nil || len(ds) != 0 {
 		t.Fatalf("bindings left %+v, %v", ds, err)
 	}
-	if !released || e.changed() < 2 {
-		t.Fatalf("release called %v, OnChange saw %d changes", released, e.changed())
+	if e.changed() != before+1 {
+		t.Fatalf("OnChange saw %d changes for the delete, want 1", e.changed()-before)
 	}
 }
 
-func TestRemoveItemStopsAtRelease(t *testing.T) {
+func TestRemoveItemReleasesWhatItsKindHolds(t *testing.T) {
 	e := newEnv(t)
-	boom := errors.New("boom")
-	if err := e.plane.RemoveItem(e.ctx, e.lakehouse, func(context.Context) error { return boom }); !errors.Is(err, boom) {
-		t.Fatalf("got %v, want release's error", err)
+	dir := e.plane.LakehouseDir(e.lakehouse)
+	must(t, os.MkdirAll(dir+"/Tables", 0o755))
+	must(t, e.plane.RemoveItem(e.ctx, e.lakehouse))
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("the Lakehouse's files are still there: %v", err)
 	}
-	if _, err := e.st.GetItem(e.ctx, e.lakehouse.ID); err != nil {
-		t.Fatalf("an item whose release failed was deleted: %v", err)
+
+	eh := store.Item{ID: uuid.NewString(), WorkspaceID: e.ws, Type: TypeEventhouse, DisplayName: "eh"}
+	must(t, e.st.CreateItem(e.ctx, eh))
+	props, err := json.Marshal(KQLDatabaseProps{ParentEventhouseItemID: eh.ID, DatabaseType: "ReadWrite"})
+	must(t, err)
+	db := store.Item{ID: uuid.NewString(), WorkspaceID: e.ws, Type: TypeKQLDatabase, DisplayName: "eh", Properties: props}
+	must(t, e.st.CreateItem(e.ctx, db))
+	must(t, e.plane.DeleteItem(e.ctx, e.admin, ItemRef{WorkspaceID: e.ws, ID: eh.ID}))
+	if _, err := e.st.GetItem(e.ctx, db.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the Eventhouse's database is still there: %v", err)
 	}
 }

@@ -24,6 +24,8 @@ type Config struct {
 	Broker  *broker.Broker
 	Runtime *runtime.Runtime
 	Logger  *slog.Logger
+	// OneLakeDir is the root of Lakehouse files: <OneLakeDir>/<ws>/<item>/Tables|Files.
+	OneLakeDir string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// OnChange, when set, is called with the Eventstream's id after every
@@ -41,6 +43,9 @@ type Config struct {
 type Caller struct {
 	// ID is the principal's object id.
 	ID string
+	// Type is the principal's kind in Fabric's terms: User or
+	// ServicePrincipal (an app-only token).
+	Type string
 }
 
 // Plane applies changes to Eventstreams. It is safe for concurrent use as
