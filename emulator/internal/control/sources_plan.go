@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/definition"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/sample"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
@@ -23,11 +24,11 @@ func (p *Plane) planSource(ctx context.Context, ws string, n *definition.Node) (
 		n.Raw["type"] = "SampleData"
 		return true, checkSampleSource(n)
 	}
-	if t, isKafka := OneOf(n.Type, runtime.KafkaSourceTypes); isKafka {
+	if t, isKafka := OneOf(n.Type, eventstream.KafkaSourceTypes); isKafka {
 		n.Raw["type"] = t
 		return true, p.checkKafkaSource(ctx, ws, n)
 	}
-	if t, isHub := OneOf(n.Type, runtime.EventHubSourceTypes); isHub {
+	if t, isHub := OneOf(n.Type, eventstream.EventHubSourceTypes); isHub {
 		n.Raw["type"] = t
 		return true, p.checkEventHubSource(ctx, ws, n)
 	}
@@ -49,7 +50,7 @@ func checkSampleSource(n *definition.Node) error {
 // checkKafkaSource checks a Kafka-protocol node of workspace ws; its
 // connection must be registered in that workspace.
 func (p *Plane) checkKafkaSource(ctx context.Context, ws string, n *definition.Node) error {
-	k := runtime.KafkaPropsOf(n)
+	k := eventstream.KafkaSourceOf(n)
 	for field, v := range map[string]string{"dataConnectionId": k.DataConnectionID, "topic": k.Topic, "consumerGroupName": k.ConsumerGroupName} {
 		if strings.TrimSpace(v) == "" {
 			return definition.BadNode(n, "properties."+field, "required")
@@ -92,8 +93,8 @@ func (p *Plane) checkKafkaSource(ctx context.Context, ws string, n *definition.N
 
 // checkSourceTLS checks a Kafka source's tlsSettings: readable, under a
 // protocol with TLS, and with the PEM it names registered on its connection.
-func checkSourceTLS(n *definition.Node, k runtime.KafkaSourceProps, conn runtime.KafkaConnection) error {
-	ts, err := runtime.TLSSettingsOf(n)
+func checkSourceTLS(n *definition.Node, k eventstream.KafkaSource, conn runtime.KafkaConnection) error {
+	ts, err := eventstream.TLSSettingsOf(n)
 	if err != nil {
 		field, msg, _ := strings.Cut(err.Error(), ": ")
 		return definition.BadNode(n, "properties."+field, "%s", msg)
