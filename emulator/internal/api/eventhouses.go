@@ -3,13 +3,11 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"regexp"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
-	"github.com/google/uuid"
 )
 
 // kustoName is Fabric's rule for Eventhouse and KQL database names.
@@ -35,17 +33,6 @@ func dbProps(it store.Item) kqlDatabaseProps {
 // Eventhouse and deletes its databases with it.
 var eventhouseKind = kind{
 	validName: validKustoName,
-	provision: func(a *API, c *call, it *store.Item) error {
-		props, _ := json.Marshal(kqlDatabaseProps{ParentEventhouseItemID: it.ID, DatabaseType: "ReadWrite"})
-		db := store.Item{ID: uuid.NewString(), WorkspaceID: it.WorkspaceID, Type: TypeKQLDatabase, DisplayName: it.DisplayName,
-			Description: "Default database of Eventhouse " + it.DisplayName, Properties: props, CreatedAt: a.cfg.Now()}
-		if err := a.cfg.Store.CreateItem(c.r.Context(), db); errors.Is(err, store.ErrConflict) {
-			return nameInUse(TypeKQLDatabase, it.DisplayName)
-		} else if err != nil {
-			return err
-		}
-		return nil
-	},
 	properties: func(a *API, it store.Item) any {
 		ids := []string{}
 		if dbs, err := a.plane.DatabasesOf(context.Background(), it); err == nil {
@@ -74,17 +61,7 @@ var kqlDatabaseKind = kind{
 		if err := decodeJSON(payload, &p); err != nil {
 			return err
 		}
-		if p.DatabaseType != "ReadWrite" {
-			return fabricerr.BadParameter("creationPayload.databaseType", "%q is not supported; want ReadWrite", p.DatabaseType)
-		}
-		parent, err := a.cfg.Store.GetItem(c.r.Context(), p.ParentEventhouseItemID)
-		if errors.Is(err, store.ErrNotFound) || (err == nil && (parent.Type != TypeEventhouse || parent.WorkspaceID != it.WorkspaceID)) {
-			return fabricerr.NotFound(fabricerr.ItemNotFound, "Eventhouse", p.ParentEventhouseItemID)
-		} else if err != nil {
-			return err
-		}
-		it.Properties, _ = json.Marshal(p)
-		return nil
+		return a.plane.SetKQLDatabase(c.r.Context(), it, p)
 	},
 	properties: func(a *API, it store.Item) any {
 		p := dbProps(it)

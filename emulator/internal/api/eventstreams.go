@@ -16,9 +16,6 @@ import (
 // eventstreamKind mints the DefaultStream (datasource id and topic
 // {itemId}.{datasourceId}) and keeps the topic's life tied to the item's.
 var eventstreamKind = kind{
-	provision: func(a *API, c *call, it *store.Item) error {
-		return a.plane.ProvisionEventstream(c.r.Context(), it) // RemoveItem releases it
-	},
 	properties: func(_ *API, it store.Item) any {
 		props, _ := eventstream.Decode(it) // rendering an item that does not decode shows no streams
 		return map[string]any{"streams": props.Streams}

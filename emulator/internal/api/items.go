@@ -38,8 +38,6 @@ var itemTypes = []string{
 
 // kind is the behaviour of an item type beyond metadata.
 type kind struct {
-	// provision runs after the item is stored; an error removes the item again.
-	provision func(a *API, c *call, it *store.Item) error
 	// properties renders the item's properties, nil for none.
 	properties func(a *API, it store.Item) any
 	// callProperties, when set, renders the properties with the caller's
@@ -169,28 +167,9 @@ func (a *API) createItem(typed string) endpoint {
 				return err
 			}
 		}
-		if err := a.cfg.Store.CreateItem(c.r.Context(), it); errors.Is(err, store.ErrConflict) {
-			return nameInUse(typ, req.DisplayName)
-		} else if err != nil {
+		it, err = a.plane.CreateItem(c.r.Context(), control.Creation{Item: it, Plan: plan, Definition: itemDef})
+		if err != nil {
 			return err
-		}
-		if k.provision != nil {
-			if err := k.provision(a, c, &it); err != nil {
-				_ = a.cfg.Store.DeleteItem(c.r.Context(), it.ID)
-				return err
-			}
-		}
-		if itemDef != nil {
-			if err := a.cfg.Store.PutDefinition(c.r.Context(), it.ID, *itemDef); err != nil {
-				_ = a.removeItem(c, it)
-				return err
-			}
-		}
-		if plan != nil {
-			if err := a.plane.ApplyPlan(c.r.Context(), &it, plan); err != nil {
-				_ = a.removeItem(c, it)
-				return err
-			}
 		}
 		c.location("workspaces", ws.ID, "items", it.ID)
 		return c.JSON(http.StatusCreated, a.renderItem(c, typed, it))
@@ -282,9 +261,6 @@ func (a *API) deleteItem(typed string) endpoint {
 		return answerOK(c, a.plane.DeleteItem(c.r.Context(), c.caller(), ref))
 	}
 }
-
-// removeItem removes it with what its kind holds (control.Plane.RemoveItem).
-func (a *API) removeItem(c *call, it store.Item) error { return a.plane.RemoveItem(c.r.Context(), it) }
 
 // planCreation checks the definition raw of Eventstream it (not yet
 // stored) and gives it the plan's DefaultStream.

@@ -25,14 +25,6 @@ var lakehouseKind = kind{
 		}
 		return nil
 	},
-	provision: func(a *API, c *call, it *store.Item) error {
-		for _, sub := range []string{"Tables", "Files"} {
-			if err := os.MkdirAll(filepath.Join(a.lakehouseDir(*it), sub), 0o755); err != nil {
-				return err
-			}
-		}
-		return nil
-	},
 	callProperties: lakehouseProperties,
 }
 
