@@ -138,7 +138,7 @@ func New(cfg Config) *API {
 	}
 	a := &API{cfg: cfg, mux: http.NewServeMux(), rt: rt}
 	a.plane = control.New(control.Config{Store: cfg.Store, Broker: cfg.Broker, Runtime: rt, Logger: cfg.Logger, Now: cfg.Now,
-		OneLakeDir: cfg.OneLakeDir, OnChange: cfg.OnChange, CloseSessions: a.revokeSessions})
+		OneLakeDir: cfg.OneLakeDir, OnChange: cfg.OnChange, CloseSessions: a.revokeSessions, Jobs: cfg.Jobs, JobTypes: jobTypes})
 	a.routes()
 	a.onelake = a.oneLake()
 	return a

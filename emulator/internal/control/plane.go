@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/jobs"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
@@ -24,6 +25,12 @@ type Config struct {
 	Broker  *broker.Broker
 	Runtime *runtime.Runtime
 	Logger  *slog.Logger
+	// Jobs runs job instances (nil: none run).
+	Jobs *jobs.Runner
+	// JobTypes, when set, lists the job types Fabric's Job Scheduler runs
+	// for an item type (nil: the emulator knows none, and any well-formed
+	// job type is accepted).
+	JobTypes func(itemType string) []string
 	// OneLakeDir is the root of Lakehouse files: <OneLakeDir>/<ws>/<item>/Tables|Files.
 	OneLakeDir string
 	// Now is the clock (default time.Now).
