@@ -3,22 +3,11 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"regexp"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
-
-// kustoName is Fabric's rule for Eventhouse and KQL database names.
-var kustoName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,256}$`)
-
-func validKustoName(name string) error {
-	if !kustoName.MatchString(name) {
-		return fabricerr.BadParameter("displayName", "%q is not a valid name: use 1 to 256 letters, digits, '.', '_' or '-'", name)
-	}
-	return nil
-}
 
 // kqlDatabaseProps is what a KQL database stores (control.KQLDatabaseProps).
 type kqlDatabaseProps = control.KQLDatabaseProps
@@ -32,7 +21,6 @@ func dbProps(it store.Item) kqlDatabaseProps {
 // eventhouseKind creates a default KQL database of the same name with every
 // Eventhouse and deletes its databases with it.
 var eventhouseKind = kind{
-	validName: validKustoName,
 	properties: func(a *API, it store.Item) any {
 		ids := []string{}
 		if dbs, err := a.plane.DatabasesOf(context.Background(), it); err == nil {
@@ -52,7 +40,6 @@ var eventhouseKind = kind{
 // kqlDatabaseKind needs creationPayload {databaseType: "ReadWrite",
 // parentEventhouseItemId} as in Fabric.
 var kqlDatabaseKind = kind{
-	validName: validKustoName,
 	creation: func(a *API, c *call, it *store.Item, payload json.RawMessage) error {
 		if len(payload) == 0 {
 			return fabricerr.BadParameter("creationPayload", "is required for a KQLDatabase: {\"databaseType\": \"ReadWrite\", \"parentEventhouseItemId\": \"<guid>\"}")

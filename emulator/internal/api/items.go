@@ -43,8 +43,6 @@ type kind struct {
 	// callProperties, when set, renders the properties with the caller's
 	// view of the emulator (its base URL), in place of properties.
 	callProperties func(a *API, c *call, it store.Item) any
-	// validName, when set, replaces the generic display-name rules.
-	validName func(name string) error
 	// creation, when set, validates the create request's creationPayload
 	// (nil when absent) and sets the item's properties before it is stored.
 	creation func(a *API, c *call, it *store.Item, payload json.RawMessage) error
@@ -94,16 +92,9 @@ func canonicalType(s string) (string, bool) {
 	return itemTypes[i], true
 }
 
-func validItemName(typ, name string) error {
-	if k, ok := kinds[typ]; ok && k.validName != nil {
-		return k.validName(name)
-	}
-	return control.ValidItemName(name)
-}
+func validItemName(typ, name string) error { return control.ValidName(typ, name) }
 
 func validItemDescription(d string) error { return control.ValidDescription(d) }
-
-func nameInUse(typ, name string) error { return control.NameInUse(typ, name) }
 
 // createItem serves POST …/items (typed == "") and the typed collections.
 func (a *API) createItem(typed string) endpoint {
@@ -223,32 +214,13 @@ func (a *API) getItem(typed string) endpoint {
 
 func (a *API) updateItem(typed string) endpoint {
 	return func(c *call) error {
-		it, err := a.item(c, typed, store.RoleContributor)
-		if err != nil {
-			return err
-		}
-		var req struct {
-			DisplayName *string `json:"displayName"`
-			Description *string `json:"description"`
-		}
+		var req control.ItemUpdate
 		if err := a.decode(c, &req); err != nil {
 			return err
 		}
-		if req.DisplayName != nil {
-			if err := validItemName(it.Type, *req.DisplayName); err != nil {
-				return err
-			}
-			it.DisplayName = *req.DisplayName
-		}
-		if req.Description != nil {
-			if err := validItemDescription(*req.Description); err != nil {
-				return err
-			}
-			it.Description = *req.Description
-		}
-		if err := a.cfg.Store.UpdateItem(c.r.Context(), it); errors.Is(err, store.ErrConflict) {
-			return nameInUse(it.Type, it.DisplayName)
-		} else if err != nil {
+		ref := control.ItemRef{WorkspaceID: c.r.PathValue("ws"), ID: c.r.PathValue("id"), Type: typed}
+		it, err := a.plane.UpdateItem(c.r.Context(), c.caller(), ref, req)
+		if err != nil {
 			return err
 		}
 		return c.JSON(http.StatusOK, a.renderItem(c, typed, it))

@@ -4,27 +4,15 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 
-	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
-
-// lakehouseName is Fabric's Lakehouse naming rule: letters, digits and
-// underscores, starting with a letter, at most 123 characters.
-var lakehouseName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,122}$`)
 
 // lakehouseDir is where a Lakehouse's OneLake files live.
 func (a *API) lakehouseDir(it store.Item) string { return a.plane.LakehouseDir(it) }
 
 var lakehouseKind = kind{
-	validName: func(name string) error {
-		if !lakehouseName.MatchString(name) {
-			return fabricerr.BadParameter("displayName", "%q is not a valid Lakehouse name: start with a letter, then letters, digits or underscores, at most 123 characters", name)
-		}
-		return nil
-	},
 	callProperties: lakehouseProperties,
 }
 

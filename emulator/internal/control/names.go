@@ -34,6 +34,31 @@ func ValidTableName(field, name string) error {
 	return nil
 }
 
+// lakehouseName is Fabric's Lakehouse naming rule: letters, digits and
+// underscores, starting with a letter, at most 123 characters.
+var lakehouseName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,122}$`)
+
+// kustoName is Fabric's rule for Eventhouse and KQL database names.
+var kustoName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,256}$`)
+
+// ValidName checks the display name of an item of type typ: a Lakehouse's
+// and a Kusto item's rules of their own, else the generic one.
+func ValidName(typ, name string) error {
+	switch typ {
+	case TypeLakehouse:
+		if !lakehouseName.MatchString(name) {
+			return fabricerr.BadParameter("displayName", "%q is not a valid Lakehouse name: start with a letter, then letters, digits or underscores, at most 123 characters", name)
+		}
+		return nil
+	case TypeEventhouse, TypeKQLDatabase:
+		if !kustoName.MatchString(name) {
+			return fabricerr.BadParameter("displayName", "%q is not a valid name: use 1 to 256 letters, digits, '.', '_' or '-'", name)
+		}
+		return nil
+	}
+	return ValidItemName(name)
+}
+
 // ValidItemName is Fabric's generic display-name rule: required, at most
 // 256 characters.
 func ValidItemName(name string) error {
