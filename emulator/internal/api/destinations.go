@@ -99,11 +99,6 @@ func (a *API) listDestinations(c *call) error {
 	return list(c, out, 0)
 }
 
-// destination loads {dest} of the call's Eventstream.
-func (a *API) destination(c *call, min store.Role) (store.Destination, error) {
-	return a.plane.Destination(c.r.Context(), c.caller(), nodeRef(c, "dest"), min)
-}
-
 func (a *API) unbind(c *call) error {
 	return answerOK(c, a.plane.Unbind(c.r.Context(), c.caller(), nodeRef(c, "dest")))
 }

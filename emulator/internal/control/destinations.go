@@ -370,3 +370,14 @@ func sameSpec(a, b json.RawMessage) (bool, error) {
 	}
 	return string(sa.Encode()) == string(sb.Encode()), nil
 }
+
+// FlushDestination makes batching destination ref commit what it has
+// buffered now and returns how many rows it committed (0 for one that
+// does not batch or holds nothing); who must be a Contributor.
+func (p *Plane) FlushDestination(ctx context.Context, who Caller, ref NodeRef) (int64, error) {
+	d, err := p.Destination(ctx, who, ref, store.RoleContributor)
+	if err != nil {
+		return 0, err
+	}
+	return p.rt.Flush(ctx, d.ID)
+}
