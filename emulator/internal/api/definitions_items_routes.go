@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -20,8 +19,8 @@ func (a *API) getItemDefinition(c *call, it store.Item) error {
 	if !definable(it.Type) {
 		return notForItem(it)
 	}
-	def, err := a.cfg.Store.GetDefinition(c.r.Context(), it.ID)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	def, err := a.plane.ItemDefinition(c.r.Context(), it)
+	if err != nil {
 		return err
 	}
 	if f := c.r.URL.Query().Get("format"); f != "" && !sameFormat(it.Type, f, def.Format) {

@@ -175,10 +175,6 @@ func (a *API) item(c *call, typed string, min store.Role) (store.Item, error) {
 
 func (a *API) listItems(typed string) endpoint {
 	return func(c *call) error {
-		ws, err := a.workspace(c, store.RoleViewer)
-		if err != nil {
-			return err
-		}
 		typ := typed
 		if q := c.r.URL.Query().Get("type"); typed == "" && q != "" {
 			var ok bool
@@ -190,7 +186,7 @@ func (a *API) listItems(typed string) endpoint {
 		if err != nil {
 			return err
 		}
-		items, next, err := a.cfg.Store.ListItems(c.r.Context(), ws.ID, typ, p)
+		items, next, err := a.plane.Items(c.r.Context(), c.caller(), c.r.PathValue("ws"), typ, p)
 		if err != nil {
 			return err
 		}

@@ -79,15 +79,11 @@ func (a *API) runJob(c *call) error {
 }
 
 func (a *API) listJobs(c *call) error {
-	it, err := a.item(c, "", store.RoleViewer)
-	if err != nil {
-		return err
-	}
 	p, err := a.page(c)
 	if err != nil {
 		return err
 	}
-	jobs, next, err := a.cfg.Store.ListJobs(c.r.Context(), it.ID, p)
+	jobs, next, err := a.plane.Jobs(c.r.Context(), c.caller(), jobRef(c).Item, p)
 	if err != nil {
 		return err
 	}

@@ -36,11 +36,7 @@ func renderTrigger(t runtime.Trigger) runtime.Trigger {
 }
 
 func (a *API) listTriggers(c *call) error {
-	reflex, err := a.item(c, TypeReflex, store.RoleViewer)
-	if err != nil {
-		return err
-	}
-	ts, err := a.cfg.Store.ListTriggers(c.r.Context(), reflex.ID)
+	ts, err := a.plane.Triggers(c.r.Context(), c.caller(), triggerRef(c).Reflex)
 	if err != nil {
 		return err
 	}

@@ -45,15 +45,11 @@ func (a *API) addRole(c *call) error {
 }
 
 func (a *API) listRoles(c *call) error {
-	ws, err := a.workspace(c, store.RoleViewer)
-	if err != nil {
-		return err
-	}
 	p, err := a.page(c)
 	if err != nil {
 		return err
 	}
-	ras, next, err := a.cfg.Store.ListRoles(c.r.Context(), ws.ID, p)
+	ras, next, err := a.plane.Roles(c.r.Context(), c.caller(), c.r.PathValue("ws"), p)
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,7 @@ func (a *API) listWorkspaces(c *call) error {
 	if err != nil {
 		return err
 	}
-	wss, next, err := a.cfg.Store.ListWorkspaces(c.r.Context(), c.principal, roles, p)
+	wss, next, err := a.plane.Workspaces(c.r.Context(), c.caller(), roles, p)
 	if err != nil {
 		return err
 	}
