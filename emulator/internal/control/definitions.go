@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -98,17 +99,25 @@ func (p *Plane) ApplyPlan(ctx context.Context, es *store.Item, plan *definition.
 	if err := p.dropDestinations(ctx, existing, keep); err != nil {
 		return err
 	}
+	var created []store.Destination
 	for _, d := range dests {
-		if _, _, err := p.applyBinding(ctx, d, false); err != nil {
+		d, isNew, _, err := p.storeBinding(ctx, d, false)
+		if err != nil {
 			return err
 		}
+		if isNew {
+			created = append(created, d)
+		}
 	}
-	if err := p.applyDerivedStreams(ctx, *es, plan, oldStreams); err != nil {
+	derived, err := p.storeDerivedStreams(ctx, *es, plan, oldStreams)
+	if err != nil {
 		return err
 	}
-	// Drains whose operators changed restart; sources start, restart or stop.
+	// One reconcile: drains whose bindings or operators changed restart;
+	// sources start, restart or stop. New bindings that fail to start are
+	// removed again.
 	if err := p.sync(ctx, es.ID); err != nil {
-		return err
+		return p.undoUnstarted(ctx, append(created, derived...), err)
 	}
 	after, err := eventstream.Decode(*es)
 	if err != nil {
@@ -117,6 +126,22 @@ func (p *Plane) ApplyPlan(ctx context.Context, es *store.Item, plan *definition.
 	endpointsAfter := after.CustomEndpoints()
 	gone := slices.DeleteFunc(endpointsBefore, func(id string) bool { return slices.Contains(endpointsAfter, id) })
 	return p.CloseEndpoints(ctx, gone...)
+}
+
+// undoUnstarted removes the new bindings among created whose drains failed
+// to start with err, and returns err, naming a DerivedStream's.
+func (p *Plane) undoUnstarted(ctx context.Context, created []store.Destination, err error) error {
+	var derived string
+	for _, d := range created {
+		if p.unstarted(ctx, d) && Internal(d) && derived == "" {
+			spec, _ := eventstream.SpecOf(d)
+			derived = spec.Name
+		}
+	}
+	if derived != "" {
+		return fmt.Errorf("start derived stream %s: %w", derived, err)
+	}
+	return err
 }
 
 // CloseEndpoints forgets the keys of CustomEndpoint nodes that are gone

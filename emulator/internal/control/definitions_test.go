@@ -3,6 +3,8 @@ package control
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/definition"
@@ -56,8 +58,8 @@ func TestUpdateDefinitionAppliesThePlan(t *testing.T) {
 	if len(all) != 2 || !Internal(all[0]) && !Internal(all[1]) {
 		t.Fatalf("bindings %+v: want the Lakehouse and the DerivedStream's internal one", all)
 	}
-	if e.changed() == 0 {
-		t.Fatal("OnChange did not see the definition change")
+	if e.changed() != 1 {
+		t.Fatalf("OnChange saw %d changes for one definition, want 1 (one store-then-Sync step)", e.changed())
 	}
 
 	// The same definition again keeps the destination; another table replaces it.
@@ -105,5 +107,19 @@ func TestUpdateDefinitionRefusesAndChangesNothing(t *testing.T) {
 		403, fabricerr.InsufficientPrivileges)
 	if m := e.model(); m.Definition != nil || len(m.Streams) != 1 || e.changed() != 0 {
 		t.Fatalf("a refused definition changed the Eventstream: %+v", m)
+	}
+}
+
+func TestUpdateDefinitionRemovesABindingThatCannotStart(t *testing.T) {
+	e := newEnv(t)
+	// The Lakehouse's directory is a file: its table cannot be opened.
+	dir := e.plane.LakehouseDir(e.lakehouse)
+	must(t, os.MkdirAll(filepath.Dir(dir), 0o755))
+	must(t, os.WriteFile(dir, []byte("not a directory"), 0o644))
+	err := e.plane.UpdateDefinition(e.ctx, e.admin, e.ref(), DefinitionUpdate{Parts: derivedTopology(e.ws, e.lakehouse.ID, "hot")})
+	wantError(t, err, 502, "DestinationFailed")
+	ds, lerr := e.plane.UserDestinations(e.ctx, e.es.ID)
+	if lerr != nil || len(ds) != 0 {
+		t.Fatalf("destinations %+v, %v: want the one that failed to start removed (error %v)", ds, lerr, err)
 	}
 }

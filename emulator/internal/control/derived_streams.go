@@ -21,11 +21,13 @@ import (
 // topic. The internal bindings are never listed: the user's destinations
 // are the bindings of every other type.
 
-// applyDerivedStreams reconciles es's DerivedStreams with plan p (es is
+// storeDerivedStreams reconciles es's DerivedStreams with plan p (es is
 // stored with the new streams; old were its streams before): the topics and
-// internal bindings of streams that are gone are deleted, the others are
-// created or re-pointed at their operator chain.
-func (p *Plane) applyDerivedStreams(ctx context.Context, es store.Item, plan *definition.Plan, old []eventstream.Stream) error {
+// internal bindings of streams that are gone are deleted, the others'
+// topics are made and their bindings created or re-pointed at their
+// operator chain, to start with the plan's Sync. It returns the bindings
+// it created.
+func (p *Plane) storeDerivedStreams(ctx context.Context, es store.Item, plan *definition.Plan, old []eventstream.Stream) ([]store.Destination, error) {
 	want := map[string]bool{}
 	for _, ps := range plan.Derived {
 		want[strings.ToLower(ps.Node.ID())] = true
@@ -35,25 +37,30 @@ func (p *Plane) applyDerivedStreams(ctx context.Context, es store.Item, plan *de
 			continue
 		}
 		if err := p.dropDerivedStream(ctx, s); err != nil {
-			return err
+			return nil, err
 		}
 	}
+	var created []store.Destination
 	for _, ps := range plan.Derived {
 		id := ps.Node.ID()
 		if p.cfg.Broker.Enabled() {
 			s := eventstream.Stream{ID: id, Type: eventstream.DerivedStreamType, Topic: eventstream.DerivedTopic(es.ID, id)}
 			if err := p.rt.EnsureStreamTopic(ctx, s); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		spec := eventstream.Spec{Name: ps.Node.Name, OwnOperators: true, Operators: ps.Operators}.Encode()
 		d := store.Destination{ID: id, EventstreamID: es.ID, Type: eventstream.DerivedStreamType,
 			WorkspaceID: es.WorkspaceID, ItemID: es.ID, Target: id, Spec: spec}
-		if _, _, err := p.applyBinding(ctx, d, false); err != nil {
-			return fmt.Errorf("start derived stream %s: %w", ps.Node.Name, err)
+		d, isNew, _, err := p.storeBinding(ctx, d, false)
+		if err != nil {
+			return nil, fmt.Errorf("store derived stream %s: %w", ps.Node.Name, err)
+		}
+		if isNew {
+			created = append(created, d)
 		}
 	}
-	return nil
+	return created, nil
 }
 
 // dropDerivedStream stops and deletes DerivedStream s's internal binding

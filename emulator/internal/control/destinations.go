@@ -176,43 +176,64 @@ func (p *Plane) targetSpec(ctx context.Context, typ string, target store.Item, r
 	return nil, nil
 }
 
-// applyBinding stores d (checked by checkBinding) and starts its drain. A
-// binding of the same (type, item, table) is reused: when its spec differs
-// it is re-pointed and restarted. native keeps what a definition stored in
-// the existing spec (its name and operators) and compares the database only.
+// applyBinding stores d (storeBinding) and starts its drain. A new
+// binding whose drain fails to start is removed again.
 func (p *Plane) applyBinding(ctx context.Context, d store.Destination, native bool) (store.Destination, bool, error) {
+	d, created, changed, err := p.storeBinding(ctx, d, native)
+	if err != nil || !changed {
+		return d, created, err
+	}
+	err = p.sync(ctx, d.EventstreamID) // a re-pointed binding restarts
+	if created {
+		if p.unstarted(ctx, d) {
+			return d, false, err
+		}
+		return d, true, nil
+	}
+	return d, false, err
+}
+
+// storeBinding stores d (checked by checkBinding) without starting it. A
+// binding of the same (type, item, table) is reused: when its spec differs
+// it is re-pointed. native keeps what a definition stored in the existing
+// spec (its name and operators) and compares the database only. It
+// reports whether it created the binding and whether anything changed.
+func (p *Plane) storeBinding(ctx context.Context, d store.Destination, native bool) (out store.Destination, created, changed bool, err error) {
 	if old, err := p.cfg.Store.FindDestination(ctx, d.EventstreamID, d.Type, d.ItemID, d.Target); err == nil {
 		spec, _, err := rebindSpec(old, d, native)
 		if err != nil {
-			return old, false, err
+			return old, false, false, err
 		}
 		if same, err := sameSpec(spec, old.Spec); err != nil || same {
-			return old, false, err
+			return old, false, false, err
 		}
 		if err := p.cfg.Store.UpdateDestinationSpec(ctx, old.ID, spec); err != nil {
-			return old, false, err
+			return old, false, false, err
 		}
 		old.Spec = spec
-		if err := p.sync(ctx, old.EventstreamID); err != nil { // it restarts
-			return old, false, err
-		}
-		return old, false, nil
+		return old, false, true, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
-		return d, false, err
+		return d, false, false, err
 	}
 	if d.ID == "" { // a definition's destination comes with the id its node carries
 		d.ID = uuid.NewString()
 	}
 	d.CreatedAt = p.cfg.Now()
 	if err := p.cfg.Store.CreateDestination(ctx, d); err != nil {
-		return d, false, err
+		return d, false, false, err
 	}
-	if err := p.sync(ctx, d.EventstreamID); err != nil && p.rt.StartFailed(d.ID) {
-		_ = p.rt.Stop(d.ID)
-		_ = p.cfg.Store.DeleteDestination(ctx, d.ID)
-		return d, false, err
+	return d, true, true, nil
+}
+
+// unstarted removes new binding d again when its drain failed to start,
+// and reports whether it did.
+func (p *Plane) unstarted(ctx context.Context, d store.Destination) bool {
+	if !p.rt.StartFailed(d.ID) {
+		return false
 	}
-	return d, true, nil
+	_ = p.rt.Stop(d.ID)
+	_ = p.cfg.Store.DeleteDestination(ctx, d.ID)
+	return true
 }
 
 // Destinations lists the destinations of Eventstream ref (not the

@@ -22,11 +22,11 @@
 //     (Members grant up to Member, the last Admin stays).
 //
 // Each change checks everything first, then stores, then reconciles what
-// runs with the runtime's Sync, then calls Config.OnChange with the
+// runs with one runtime Sync, then calls Config.OnChange with the
 // Eventstream's id, so caches of what an Eventstream grants (the ingest
-// seam's endpoint grants) forget it. A binding that fails to start is
-// removed again, so a definition applies its new bindings one Sync at a
-// time before the final one.
+// seam's endpoint grants) forget it. A definition stores all its bindings
+// and DerivedStreams before its one Sync; a new binding whose drain fails
+// to start is removed again and the change answers the start's error.
 //
 // Errors. A refusal is a *fabricerr.Error built with the status-free
 // constructors (fabricerr.BadParameter, NotFound, Invalid, Conflict,

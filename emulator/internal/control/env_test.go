@@ -40,11 +40,12 @@ func newEnv(t *testing.T) *env {
 	b, err := broker.Embedded(broker.EmbeddedConfig{})
 	must(t, err)
 	t.Cleanup(b.Close)
-	rt := runtime.New(runtime.Config{Store: st, Broker: b, OneLakeDir: t.TempDir()})
+	onelake := t.TempDir()
+	rt := runtime.New(runtime.Config{Store: st, Broker: b, OneLakeDir: onelake})
 	t.Cleanup(func() { _ = rt.Close(context.Background()) })
 	e := &env{t: t, ctx: ctx, st: st, ws: uuid.NewString(),
 		admin: Caller{ID: uuid.NewString()}, viewer: Caller{ID: uuid.NewString()}}
-	e.plane = New(Config{Store: st, Broker: b, Runtime: rt, OneLakeDir: t.TempDir(), OnChange: func(id string) {
+	e.plane = New(Config{Store: st, Broker: b, Runtime: rt, OneLakeDir: onelake, OnChange: func(id string) {
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		e.changes = append(e.changes, id)
