@@ -72,6 +72,9 @@ func (a *API) renderDestination(d store.Destination) destinationJSON {
 // same body twice is idempotent: the second answers 200 with the first
 // binding.
 func (a *API) bind(c *call) error {
+	if _, err := a.item(c, TypeEventstream, store.RoleContributor); err != nil {
+		return err // the caller's reach first, as every route answers
+	}
 	var req control.BindRequest
 	if err := a.decode(c, &req); err != nil {
 		return err

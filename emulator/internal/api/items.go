@@ -175,6 +175,9 @@ func (a *API) item(c *call, typed string, min store.Role) (store.Item, error) {
 
 func (a *API) listItems(typed string) endpoint {
 	return func(c *call) error {
+		if _, err := a.workspace(c, store.RoleViewer); err != nil {
+			return err
+		}
 		typ := typed
 		if q := c.r.URL.Query().Get("type"); typed == "" && q != "" {
 			var ok bool
@@ -210,6 +213,9 @@ func (a *API) getItem(typed string) endpoint {
 
 func (a *API) updateItem(typed string) endpoint {
 	return func(c *call) error {
+		if _, err := a.item(c, typed, store.RoleContributor); err != nil {
+			return err // the caller's reach first, as every route answers
+		}
 		var req control.ItemUpdate
 		if err := a.decode(c, &req); err != nil {
 			return err

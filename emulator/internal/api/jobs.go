@@ -79,6 +79,9 @@ func (a *API) runJob(c *call) error {
 }
 
 func (a *API) listJobs(c *call) error {
+	if _, err := a.item(c, "", store.RoleViewer); err != nil {
+		return err
+	}
 	p, err := a.page(c)
 	if err != nil {
 		return err

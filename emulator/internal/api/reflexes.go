@@ -17,6 +17,9 @@ func triggerRef(c *call) control.TriggerRef {
 }
 
 func (a *API) createTrigger(c *call) error {
+	if _, err := a.item(c, TypeReflex, store.RoleContributor); err != nil {
+		return err // the caller's reach first, as every route answers
+	}
 	var t runtime.Trigger
 	if err := a.decode(c, &t); err != nil {
 		return err
@@ -57,6 +60,9 @@ func (a *API) getTrigger(c *call) error {
 
 // updateTrigger applies the fields present in the body and re-validates the whole rule.
 func (a *API) updateTrigger(c *call) error {
+	if _, _, err := a.plane.Trigger(c.r.Context(), c.caller(), triggerRef(c), store.RoleContributor); err != nil {
+		return err // the caller's reach first, as every route answers
+	}
 	body, err := a.readBody(c)
 	if err != nil {
 		return err

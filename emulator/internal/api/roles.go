@@ -28,6 +28,9 @@ func roleRef(c *call) control.RoleRef {
 }
 
 func (a *API) addRole(c *call) error {
+	if _, err := a.workspace(c, store.RoleMember); err != nil {
+		return err // the caller's reach first, as every route answers
+	}
 	var req struct {
 		Principal principalJSON `json:"principal"`
 		Role      string        `json:"role"`
@@ -45,6 +48,9 @@ func (a *API) addRole(c *call) error {
 }
 
 func (a *API) listRoles(c *call) error {
+	if _, err := a.workspace(c, store.RoleViewer); err != nil {
+		return err
+	}
 	p, err := a.page(c)
 	if err != nil {
 		return err
@@ -69,6 +75,9 @@ func (a *API) getRole(c *call) error {
 }
 
 func (a *API) updateRole(c *call) error {
+	if _, err := a.plane.RoleAssignment(c.r.Context(), c.caller(), roleRef(c), store.RoleMember); err != nil {
+		return err // the caller's reach first, as every route answers
+	}
 	var req struct {
 		Role string `json:"role"`
 	}

@@ -334,9 +334,14 @@ func answerOK(c *call, err error) error {
 	return nil
 }
 
-// readStart decodes a resume body; the control plane checks it.
-func (a *API) readStart(c *call) (control.Start, error) {
+// readStart decodes a resume body once check (the caller's reach of the
+// node, answered first as every route does) passed; the control plane
+// checks the body.
+func (a *API) readStart(c *call, check error) (control.Start, error) {
 	var s control.Start
+	if check != nil {
+		return s, check
+	}
 	return s, a.decode(c, &s)
 }
 
@@ -347,7 +352,8 @@ func (a *API) pauseEventstream(c *call) error {
 
 // resumeEventstream serves POST …/eventstreams/{id}/resume.
 func (a *API) resumeEventstream(c *call) error {
-	st, err := a.readStart(c)
+	_, check := a.item(c, TypeEventstream, store.RoleContributor)
+	st, err := a.readStart(c, check)
 	if err != nil {
 		return err
 	}
@@ -359,7 +365,7 @@ func (a *API) pauseSource(c *call) error {
 }
 
 func (a *API) resumeSource(c *call) error {
-	st, err := a.readStart(c)
+	st, err := a.readStart(c, a.plane.CheckSource(c.r.Context(), c.caller(), nodeRef(c, "ds")))
 	if err != nil {
 		return err
 	}
@@ -371,7 +377,7 @@ func (a *API) pauseDestination(c *call) error {
 }
 
 func (a *API) resumeDestination(c *call) error {
-	st, err := a.readStart(c)
+	st, err := a.readStart(c, a.plane.CheckDestinationNode(c.r.Context(), c.caller(), nodeRef(c, "dest")))
 	if err != nil {
 		return err
 	}

@@ -75,6 +75,9 @@ func (a *API) getWorkspace(c *call) error {
 }
 
 func (a *API) updateWorkspace(c *call) error {
+	if _, err := a.workspace(c, store.RoleAdmin); err != nil {
+		return err // the caller's reach first, as every route answers
+	}
 	var req control.WorkspaceUpdate
 	if err := a.decode(c, &req); err != nil {
 		return err

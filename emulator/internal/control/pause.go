@@ -232,3 +232,17 @@ func (p *Plane) ResumeDestination(ctx context.Context, who Caller, ref NodeRef, 
 	}
 	return p.sync(ctx, es.ID) // Failed to start: try again
 }
+
+// CheckSource checks that who may pause or resume source ref, which
+// exists: a door asks before it reads the request's body.
+func (p *Plane) CheckSource(ctx context.Context, who Caller, ref NodeRef) error {
+	_, _, err := p.source(ctx, who, ref)
+	return err
+}
+
+// CheckDestinationNode checks that who may pause or resume destination
+// ref, which exists: a door asks before it reads the request's body.
+func (p *Plane) CheckDestinationNode(ctx context.Context, who Caller, ref NodeRef) error {
+	_, _, _, err := p.destinationNode(ctx, who, ref)
+	return err
+}
