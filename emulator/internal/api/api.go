@@ -3,6 +3,11 @@
 // emulator-native Eventstream data routes (Custom HTTP produce, consume,
 // Spark resolve) and the /_emulator control routes.
 //
+// Every change (workspaces, roles, items, definitions, destinations,
+// operators, pause and resume, jobs, triggers) is a call to the control
+// plane (internal/control): a handler checks the caller's reach, decodes
+// the request, calls the plane and renders its answer.
+//
 // Handlers return values or *fabricerr.Error; one adapter writes the wire
 // format, so every failure, including unknown routes and wrong methods, is
 // answered in Fabric's error envelope.

@@ -48,3 +48,19 @@ func TestRemoveItemReleasesWhatItsKindHolds(t *testing.T) {
 		t.Fatalf("the Eventhouse's database is still there: %v", err)
 	}
 }
+
+func FuzzDecodeKQLDatabase(f *testing.F) {
+	f.Add([]byte(`{"parentEventhouseItemId":"x","databaseType":"ReadWrite"}`))
+	f.Add([]byte(`{"databaseType":1}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		props, err := DecodeKQLDatabase(store.Item{ID: "db", Properties: b})
+		if err != nil {
+			return
+		}
+		again, _ := json.Marshal(props)
+		back, err := DecodeKQLDatabase(store.Item{ID: "db", Properties: again})
+		if err != nil || back != props {
+			t.Fatalf("%s: decoded %+v, re-decoded %+v, %v", b, props, back, err)
+		}
+	})
+}
