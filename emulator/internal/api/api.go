@@ -3,6 +3,11 @@
 // emulator-native Eventstream data routes (Custom HTTP produce, consume,
 // Spark resolve) and the /_emulator control routes.
 //
+// Every change (workspaces, roles, items, definitions, destinations,
+// operators, pause and resume, jobs, triggers) is a call to the control
+// plane (internal/control): a handler checks the caller's reach, decodes
+// the request, calls the plane and renders its answer.
+//
 // Handlers return values or *fabricerr.Error; one adapter writes the wire
 // format, so every failure, including unknown routes and wrong methods, is
 // answered in Fabric's error envelope.
@@ -74,6 +79,9 @@ type Config struct {
 	CACertificate []byte
 	// OneLakeLog, when set, sees every OneLake request's method and URL.
 	OneLakeLog func(method, url string)
+	// OnChange, when set, is called with an Eventstream's id after every
+	// change the control plane stored and synced (control.Config.OnChange).
+	OnChange func(itemID string)
 }
 
 // DefaultMaxRequestBytes is the default cap on a request body: 16 MiB.
@@ -93,6 +101,8 @@ type API struct {
 	mux *http.ServeMux
 
 	rt *runtime.Runtime // the drains and sources that run what is stored
+
+	plane *control.Plane // every change to Eventstreams
 
 	ops operations
 
@@ -137,6 +147,16 @@ func New(cfg Config) *API {
 		cfg.Ingest = control.NewIngest(control.IngestConfig{Store: cfg.Store, Broker: cfg.Broker, Runtime: rt, ProduceTimeout: cfg.ProduceTimeout})
 	}
 	a := &API{cfg: cfg, mux: http.NewServeMux(), rt: rt}
+	// A change the plane made invalidates what the ingest seam keeps of
+	// the Eventstream (its endpoint grants, paused nodes, topics).
+	onChange := func(itemID string) {
+		cfg.Ingest.Forget(itemID)
+		if cfg.OnChange != nil {
+			cfg.OnChange(itemID)
+		}
+	}
+	a.plane = control.New(control.Config{Store: cfg.Store, Broker: cfg.Broker, Runtime: rt, Logger: cfg.Logger, Now: cfg.Now,
+		OneLakeDir: cfg.OneLakeDir, OnChange: onChange, CloseSessions: a.revokeSessions, Jobs: cfg.Jobs, JobTypes: jobTypes})
 	a.routes()
 	a.onelake = a.oneLake()
 	return a

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
-	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
 
 // clockRequest is the body of POST /_emulator/clock: how far to advance
@@ -110,11 +109,7 @@ const maxAdvance = 366 * 24 * time.Hour
 // destination commits what it has buffered now (committedRows; 0 for one
 // that does not batch or holds nothing).
 func (a *API) flushDestination(c *call) error {
-	d, err := a.destination(c, store.RoleContributor)
-	if err != nil {
-		return err
-	}
-	n, err := a.rt.Flush(c.r.Context(), d.ID)
+	n, err := a.plane.FlushDestination(c.r.Context(), c.caller(), nodeRef(c, "dest"))
 	if err != nil {
 		return err
 	}

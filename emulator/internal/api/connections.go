@@ -146,7 +146,7 @@ func (a *API) connection(ctx context.Context, es store.Item, node, list string) 
 	if err != nil {
 		return nil, err
 	}
-	entity, err := endpointTopic(m, node)
+	entity, err := control.EndpointTopic(m, node)
 	if err != nil {
 		return nil, err
 	}
@@ -264,24 +264,8 @@ func (a *API) advertiseEndpoint(c *call) error {
 	return c.JSON(http.StatusOK, map[string]string{"advertised": a.gateway.Addr()})
 }
 
-// endpointIDs are the ids of es's CustomEndpoint sources and destinations.
-func endpointIDs(es store.Item) ([]string, error) {
-	m, err := eventstream.Decode(es)
-	return m.CustomEndpoints(), err
-}
-
-// closeEndpoints forgets the keys of CustomEndpoint nodes that are gone and
-// closes the Kafka sessions they opened (the authenticator refuses them
-// already: their node is no longer in the definition).
-func (a *API) closeEndpoints(ctx context.Context, nodes ...string) error {
-	for _, n := range nodes {
-		if err := a.cfg.Store.DeleteEndpointKeys(ctx, n); err != nil {
-			return err
-		}
-	}
-	a.revokeSessions(nodes...)
-	return nil
-}
+// Closing the keys and sessions of CustomEndpoint nodes that are gone is
+// control.Plane.CloseEndpoints; it calls revokeSessions.
 
 // revokeSessions closes the Kafka sessions opened with the keys of nodes,
 // and has the ingest seam forget what it knew of them.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/kafkaconfig"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
@@ -52,21 +53,6 @@ type connectionRequest struct {
 	kafkaConnection
 }
 
-var (
-	securityProtocols = []string{"PLAINTEXT", "SASL_PLAINTEXT", "SSL", "SASL_SSL"}
-	saslMechanisms    = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
-)
-
-// oneOf returns the canonical spelling of v in allowed (case-insensitive).
-func oneOf(v string, allowed []string) (string, bool) {
-	for _, a := range allowed {
-		if strings.EqualFold(a, strings.TrimSpace(v)) {
-			return a, true
-		}
-	}
-	return "", false
-}
-
 // check validates k in place; field prefixes the field names of errors.
 func checkConnection(k *kafkaConnection) error {
 	if err := eventHubConnection(k); err != nil {
@@ -92,9 +78,9 @@ func checkConnection(k *kafkaConnection) error {
 			k.SecurityProtocol = "SASL_PLAINTEXT"
 		}
 	}
-	p, ok := oneOf(k.SecurityProtocol, securityProtocols)
+	p, ok := control.OneOf(k.SecurityProtocol, control.SecurityProtocols)
 	if !ok {
-		return fabricerr.BadParameter("securityProtocol", "%q is not one of %s", k.SecurityProtocol, strings.Join(securityProtocols, ", "))
+		return fabricerr.BadParameter("securityProtocol", "%q is not one of %s", k.SecurityProtocol, strings.Join(control.SecurityProtocols, ", "))
 	}
 	k.SecurityProtocol = p
 	if err := checkConnectionTLS(k); err != nil {
@@ -109,9 +95,9 @@ func checkConnection(k *kafkaConnection) error {
 	if k.SASLMechanism == "" {
 		k.SASLMechanism = "PLAIN"
 	}
-	m, ok := oneOf(k.SASLMechanism, saslMechanisms)
+	m, ok := control.OneOf(k.SASLMechanism, control.SASLMechanisms)
 	if !ok {
-		return fabricerr.BadParameter("saslMechanism", "%q is not one of %s", k.SASLMechanism, strings.Join(saslMechanisms, ", "))
+		return fabricerr.BadParameter("saslMechanism", "%q is not one of %s", k.SASLMechanism, strings.Join(control.SASLMechanisms, ", "))
 	}
 	k.SASLMechanism = m
 	if k.Username == "" || k.Password == "" {

@@ -1,16 +1,13 @@
 package api
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
-	"github.com/fabrictest/fabrictest/emulator/internal/definition"
+	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
@@ -20,13 +17,8 @@ import (
 
 // Eventstream definitions: the eventstream.json topology (with
 // eventstreamProperties.json and .platform), as Fabric's create,
-// getDefinition and updateDefinition carry it. This file decodes the parts,
-// has internal/definition compile the topology into a plan (items and
-// authorisation through definitions_compile.go's resolver), then stores the
-// plan: its Lakehouse, Eventhouse and Activator destinations become
-// bindings, exactly as the native routes make them, and each DerivedStream
-// gets its own topic (derived_streams.go). Everything is checked before
-// anything changes.
+// getDefinition and updateDefinition carry it. This file decodes the parts
+// and renders them; the control plane compiles and applies them.
 
 // EventstreamNodeNotSupported answers a definition node the emulator cannot run.
 const EventstreamNodeNotSupported = "EventstreamNodeNotSupported"
@@ -102,127 +94,6 @@ func decodeDefinition(raw json.RawMessage) (storedDefinition, error) {
 		return out, fabricerr.BadParameter("definition.parts", "eventstream.json is required")
 	}
 	return out, nil
-}
-
-// ---- applying a plan ----
-
-// applyDefinition stores the plan on es (already stored, with its stream)
-// and reconciles the destinations: kept (same type, item and table),
-// created, or removed when the definition no longer has them.
-func (a *API) applyDefinition(ctx context.Context, es *store.Item, p *definition.Plan) error {
-	existing, err := a.userDestinations(ctx, es.ID)
-	if err != nil {
-		return err
-	}
-	endpointsBefore, err := endpointIDs(*es)
-	if err != nil {
-		return err
-	}
-	dests, keep := plannedDestinations(es.ID, p, existing)
-	oldStreams, err := setPlan(es, p, keep)
-	if err != nil {
-		return err
-	}
-	if err := a.cfg.Store.UpdateItem(ctx, *es); errors.Is(err, store.ErrConflict) {
-		return nameInUse(es.Type, es.DisplayName)
-	} else if err != nil {
-		return err
-	}
-	for _, o := range existing {
-		if keep[o.ID] {
-			continue
-		}
-		if err := a.rt.Stop(o.ID); err != nil {
-			return err
-		}
-		if err := a.cfg.Store.DeleteDestination(ctx, o.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-	}
-	for _, d := range dests {
-		if _, _, err := a.applyBinding(ctx, d, false); err != nil {
-			return err
-		}
-	}
-	if err := a.applyDerivedStreams(ctx, *es, p, oldStreams); err != nil {
-		return err
-	}
-	// Drains whose operators changed restart; sources start, restart or stop.
-	if err := a.rt.Sync(ctx, es.ID); err != nil {
-		return err
-	}
-	endpointsAfter, err := endpointIDs(*es)
-	if err != nil {
-		return err
-	}
-	gone := slices.DeleteFunc(endpointsBefore, func(id string) bool { return slices.Contains(endpointsAfter, id) })
-	return a.closeEndpoints(ctx, gone...)
-}
-
-// plannedDestinations returns the destinations of p on Eventstream esID,
-// each with the id of the existing destination of the same type, item and
-// table or a new one (set in its node too), and the set of those ids.
-func plannedDestinations(esID string, p *definition.Plan, existing []store.Destination) ([]store.Destination, map[string]bool) {
-	keep := map[string]bool{}
-	dests := make([]store.Destination, len(p.Destinations))
-	for i, pd := range p.Destinations {
-		d := destinationOf(esID, p, pd)
-		d.ID = uuid.NewString()
-		for _, o := range existing {
-			if o.Type == d.Type && o.ItemID == d.ItemID && o.Target == d.Target {
-				d.ID = o.ID
-			}
-		}
-		keep[d.ID] = true
-		pd.Node.Raw["id"] = d.ID
-		dests[i] = d
-	}
-	return dests, keep
-}
-
-// setPlan sets p on es (not stored): its definition, operators, streams,
-// paused nodes (keep are its destinations' ids) and metadata. It returns
-// the streams es had.
-func setPlan(es *store.Item, p *definition.Plan, keep map[string]bool) ([]eventstream.Stream, error) {
-	props, err := eventstream.Decode(*es)
-	if err != nil {
-		return nil, err
-	}
-	def := p.Parts
-	def.Topology = p.Topology.Marshal()
-	if err := props.SetDefinition(def); err != nil {
-		return nil, err
-	}
-	props.Operators = p.Operators
-	props.Streams[0].Name = p.StreamName
-	oldStreams := props.Streams
-	props.Streams = props.Streams[:1:1]
-	live := append(slices.Clone(p.NodeIDs), props.Streams[0].ID)
-	for id := range keep {
-		live = append(live, id)
-	}
-	// A paused Eventstream keeps its new DerivedStreams paused too.
-	esPaused := props.StreamPaused()
-	for _, ps := range p.Derived {
-		id := ps.Node.ID()
-		props.Streams = append(props.Streams, eventstream.Stream{ID: id, Name: ps.Node.Name,
-			Type: eventstream.DerivedStreamType, Topic: eventstream.DerivedTopic(es.ID, id)})
-		live = append(live, strings.ToLower(id))
-		if esPaused && !slices.ContainsFunc(oldStreams, func(s eventstream.Stream) bool { return strings.EqualFold(s.ID, id) }) {
-			props.Paused = append(props.Paused, strings.ToLower(id))
-		}
-	}
-	props.Paused = slices.DeleteFunc(props.Paused, func(id string) bool { return !slices.Contains(live, id) })
-	if err := props.Encode(es); err != nil {
-		return nil, err
-	}
-	if p.DisplayName != nil {
-		es.DisplayName = *p.DisplayName
-	}
-	if p.Description != nil {
-		es.Description = *p.Description
-	}
-	return oldStreams, nil
 }
 
 // ---- routes ----
@@ -303,33 +174,9 @@ func (a *API) updateDefinition(typed string) endpoint {
 		if err != nil {
 			return err
 		}
-		p, err := a.planDefinition(c, es, def)
-		if err != nil {
-			return err
-		}
-		if !updateMeta {
-			p.DisplayName, p.Description = nil, nil
-		} else if err := a.checkMetadata(p); err != nil {
-			return err
-		}
-		if err := a.applyDefinition(c.r.Context(), &es, p); err != nil {
-			return err
-		}
-		c.w.WriteHeader(http.StatusOK)
-		return nil
+		req := control.DefinitionUpdate{Parts: def, UpdateMetadata: updateMeta}
+		return answerOK(c, refusalError(a.plane.UpdateDefinition(c.r.Context(), c.caller(), control.ItemRef{WorkspaceID: es.WorkspaceID, ID: es.ID, Type: TypeEventstream}, req)))
 	}
-}
-
-func (a *API) checkMetadata(p *definition.Plan) error {
-	if p.DisplayName != nil {
-		if err := validItemName(TypeEventstream, *p.DisplayName); err != nil {
-			return err
-		}
-	}
-	if p.Description != nil {
-		return validItemDescription(*p.Description)
-	}
-	return nil
 }
 
 func notForItem(it store.Item) error {

@@ -1,30 +1,21 @@
 package api
 
 import (
-	"context"
 	"errors"
 	"net/http"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/definition"
-	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
-	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
 
 // The definition compiler (internal/definition) turns a topology into a
-// plan; this file gives it the item lookups and authorisation of a call
-// and renders its refusals in Fabric's envelope.
+// plan; this file renders its refusals in Fabric's envelope.
 
 type (
 	node             = definition.Node
 	topology         = definition.Topology
 	storedDefinition = definition.Parts
 )
-
-// badNode answers a wrong field of node n (see definition.BadNode).
-func badNode(n *node, field, format string, args ...any) error {
-	return refusalError(definition.BadNode(n, field, format, args...))
-}
 
 // refusalError renders a definition's refusal in Fabric's envelope; other
 // errors pass unchanged.
@@ -41,75 +32,4 @@ func refusalError(err error) error {
 		return fabricerr.New(http.StatusBadRequest, CorruptedPayload, "%s%s", r.Message, describeJSON(r.JSON))
 	}
 	return fabricerr.BadParameter(r.Field, "%s", r.Message)
-}
-
-// resolver answers the compiler's lookups for call c on Eventstream es.
-type resolver struct {
-	a  *API
-	c  *call
-	es store.Item
-}
-
-// Source checks a source of a type the emulator runs (sources.go).
-func (r resolver) Source(ctx context.Context, ws string, n *node) (bool, error) {
-	return r.a.planSource(ctx, ws, n)
-}
-
-// Destination checks a binding as the native destinations route does.
-func (r resolver) Destination(_ context.Context, b definition.Binding, field func(string) string) (definition.Target, error) {
-	req := bindRequest{Type: b.Type, ItemID: b.ItemID, Table: b.Table, Database: b.Database, WorkspaceID: b.WorkspaceID}
-	req.IngestionMode = b.IngestionMode
-	req.ErrorPolicy, req.DeadLetterTopic, req.SchemaMode = b.Policy.ErrorPolicy, b.Policy.DeadLetterTopic, b.Policy.SchemaMode
-	req.batching = b.Batching
-	d, err := r.a.checkBinding(r.c, r.es, req, field)
-	if err != nil {
-		return definition.Target{}, err
-	}
-	spec, err := eventstream.SpecOf(d)
-	if err != nil {
-		return definition.Target{}, err
-	}
-	target := definition.Target{Type: d.Type, WorkspaceID: d.WorkspaceID, ItemID: d.ItemID, Table: d.Target, Database: spec.Database,
-		Policy: policyOf(spec)}
-	target.IngestionMode = spec.IngestionMode
-	batchingTarget(&target, spec)
-	return target, nil
-}
-
-// planDefinition checks def for Eventstream es (not yet stored on create:
-// no streams) and assigns the ids, changing nothing.
-func (a *API) planDefinition(c *call, es store.Item, def storedDefinition) (*definition.Plan, error) {
-	props, err := eventstream.Decode(es)
-	if err != nil {
-		return nil, err
-	}
-	in := definition.Input{Parts: def, WorkspaceID: es.WorkspaceID, StreamName: es.DisplayName + "-stream", Previous: props.Definition}
-	if len(props.Streams) > 0 {
-		in.StreamID, in.StreamName = props.Streams[0].ID, props.Streams[0].Name
-	}
-	p, err := definition.Compile(c.r.Context(), in, resolver{a: a, c: c, es: es})
-	return p, refusalError(err)
-}
-
-// destinationOf is the destination planned d becomes on Eventstream esID
-// (no id yet), with its node name and, when the plan's destinations read
-// through different chains, its own.
-func destinationOf(esID string, p *definition.Plan, d definition.Destination) store.Destination {
-	s := eventstream.Spec{Database: d.Target.Database, Name: d.Node.Name}
-	s.Batching = batchingSpec(d.Target)
-	if p.OwnOperators {
-		s.OwnOperators, s.Operators = true, d.Operators
-	}
-	if d.Target.IngestionMode == definition.DirectIngestion {
-		// The runtime applies no Eventstream operators to a DirectIngestion
-		// destination; one that reads a DerivedStream keeps the chain that
-		// fills that stream.
-		s.IngestionMode, s.OwnOperators, s.Operators = d.Target.IngestionMode, true, d.Operators
-		if !p.OwnOperators {
-			s.Operators = p.Operators
-		}
-	}
-	s.ErrorPolicy, s.DeadLetterTopic, s.SchemaMode = d.Target.Policy.ErrorPolicy, d.Target.Policy.DeadLetterTopic, d.Target.Policy.SchemaMode
-	spec := s.Encode()
-	return store.Destination{EventstreamID: esID, Type: d.Target.Type, WorkspaceID: d.Target.WorkspaceID, ItemID: d.Target.ItemID, Target: d.Target.Table, Spec: spec}
 }

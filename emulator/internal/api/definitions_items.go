@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
@@ -139,11 +140,7 @@ func isJSONPart(path string) bool {
 }
 
 // platformMetadata is the metadata of a .platform part.
-type platformMetadata struct {
-	Type        string `json:"type"`
-	DisplayName string `json:"displayName"`
-	Description string `json:"description"`
-}
+type platformMetadata = control.PlatformMetadata
 
 // platformOf returns the metadata of def's .platform part, if it has one.
 func platformOf(def store.Definition) (platformMetadata, bool) {

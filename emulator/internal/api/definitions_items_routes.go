@@ -3,11 +3,11 @@ package api
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/wire"
@@ -20,8 +20,8 @@ func (a *API) getItemDefinition(c *call, it store.Item) error {
 	if !definable(it.Type) {
 		return notForItem(it)
 	}
-	def, err := a.cfg.Store.GetDefinition(c.r.Context(), it.ID)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	def, err := a.plane.ItemDefinition(c.r.Context(), it)
+	if err != nil {
 		return err
 	}
 	if f := c.r.URL.Query().Get("format"); f != "" && !sameFormat(it.Type, f, def.Format) {
@@ -76,39 +76,12 @@ func (a *API) updateItemDefinition(c *call, it store.Item) error {
 	if err != nil {
 		return err
 	}
+	req := control.ItemDefinitionUpdate{Definition: def}
 	if md, ok := platformOf(def); ok && updateMeta {
-		if err := a.applyPlatformMetadata(c, &it, md); err != nil {
-			return err
-		}
+		req.Metadata = &md
 	}
-	if err := a.cfg.Store.PutDefinition(c.r.Context(), it.ID, def); err != nil {
-		return err
-	}
-	c.w.WriteHeader(http.StatusOK)
-	return nil
-}
-
-// applyPlatformMetadata renames and describes it as md says.
-func (a *API) applyPlatformMetadata(c *call, it *store.Item, md platformMetadata) error {
-	if md.Type != "" && !strings.EqualFold(md.Type, it.Type) {
-		return fabricerr.BadParameter("definition.parts[.platform].metadata.type", "%q is not this item's type %s", md.Type, it.Type)
-	}
-	if md.DisplayName != "" {
-		if err := validItemName(it.Type, md.DisplayName); err != nil {
-			return err
-		}
-		it.DisplayName = md.DisplayName
-	}
-	if err := validItemDescription(md.Description); err != nil {
-		return err
-	}
-	it.Description = md.Description
-	if err := a.cfg.Store.UpdateItem(c.r.Context(), *it); errors.Is(err, store.ErrConflict) {
-		return nameInUse(it.Type, it.DisplayName)
-	} else if err != nil {
-		return err
-	}
-	return nil
+	ref := control.ItemRef{WorkspaceID: it.WorkspaceID, ID: it.ID, Type: it.Type}
+	return answerOK(c, a.plane.UpdateItemDefinition(c.r.Context(), c.caller(), ref, req))
 }
 
 // definitionUpdate reads an updateDefinition call: its updateMetadata

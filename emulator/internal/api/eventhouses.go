@@ -3,67 +3,27 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"regexp"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
-	"github.com/google/uuid"
 )
 
-// kustoName is Fabric's rule for Eventhouse and KQL database names.
-var kustoName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,256}$`)
+// kqlDatabaseProps is what a KQL database stores (control.KQLDatabaseProps).
+type kqlDatabaseProps = control.KQLDatabaseProps
 
-func validKustoName(name string) error {
-	if !kustoName.MatchString(name) {
-		return fabricerr.BadParameter("displayName", "%q is not a valid name: use 1 to 256 letters, digits, '.', '_' or '-'", name)
-	}
-	return nil
-}
-
-// kqlDatabaseProps is what a KQL database stores; the service URIs are
-// rendered from the engine the emulator is attached to.
-type kqlDatabaseProps struct {
-	ParentEventhouseItemID string `json:"parentEventhouseItemId"`
-	DatabaseType           string `json:"databaseType"`
-}
-
+// dbProps is a KQL database's properties; ones that do not decode are none.
 func dbProps(it store.Item) kqlDatabaseProps {
-	var p kqlDatabaseProps
-	_ = json.Unmarshal(it.Properties, &p)
+	p, _ := control.DecodeKQLDatabase(it)
 	return p
 }
 
 // eventhouseKind creates a default KQL database of the same name with every
 // Eventhouse and deletes its databases with it.
 var eventhouseKind = kind{
-	validName: validKustoName,
-	provision: func(a *API, c *call, it *store.Item) error {
-		props, _ := json.Marshal(kqlDatabaseProps{ParentEventhouseItemID: it.ID, DatabaseType: "ReadWrite"})
-		db := store.Item{ID: uuid.NewString(), WorkspaceID: it.WorkspaceID, Type: TypeKQLDatabase, DisplayName: it.DisplayName,
-			Description: "Default database of Eventhouse " + it.DisplayName, Properties: props, CreatedAt: a.cfg.Now()}
-		if err := a.cfg.Store.CreateItem(c.r.Context(), db); errors.Is(err, store.ErrConflict) {
-			return nameInUse(TypeKQLDatabase, it.DisplayName)
-		} else if err != nil {
-			return err
-		}
-		return nil
-	},
-	release: func(a *API, c *call, it store.Item) error {
-		dbs, err := a.databasesOf(c.r.Context(), it)
-		if err != nil {
-			return err
-		}
-		for _, db := range dbs {
-			if err := a.removeItem(c, db); err != nil {
-				return err
-			}
-		}
-		return nil
-	},
 	properties: func(a *API, it store.Item) any {
 		ids := []string{}
-		if dbs, err := a.databasesOf(context.Background(), it); err == nil {
+		if dbs, err := a.plane.DatabasesOf(context.Background(), it); err == nil {
 			for _, db := range dbs {
 				ids = append(ids, db.ID)
 			}
@@ -80,7 +40,6 @@ var eventhouseKind = kind{
 // kqlDatabaseKind needs creationPayload {databaseType: "ReadWrite",
 // parentEventhouseItemId} as in Fabric.
 var kqlDatabaseKind = kind{
-	validName: validKustoName,
 	creation: func(a *API, c *call, it *store.Item, payload json.RawMessage) error {
 		if len(payload) == 0 {
 			return fabricerr.BadParameter("creationPayload", "is required for a KQLDatabase: {\"databaseType\": \"ReadWrite\", \"parentEventhouseItemId\": \"<guid>\"}")
@@ -89,17 +48,7 @@ var kqlDatabaseKind = kind{
 		if err := decodeJSON(payload, &p); err != nil {
 			return err
 		}
-		if p.DatabaseType != "ReadWrite" {
-			return fabricerr.BadParameter("creationPayload.databaseType", "%q is not supported; want ReadWrite", p.DatabaseType)
-		}
-		parent, err := a.cfg.Store.GetItem(c.r.Context(), p.ParentEventhouseItemID)
-		if errors.Is(err, store.ErrNotFound) || (err == nil && (parent.Type != TypeEventhouse || parent.WorkspaceID != it.WorkspaceID)) {
-			return fabricerr.NotFound(fabricerr.ItemNotFound, "Eventhouse", p.ParentEventhouseItemID)
-		} else if err != nil {
-			return err
-		}
-		it.Properties, _ = json.Marshal(p)
-		return nil
+		return a.plane.SetKQLDatabase(c.r.Context(), it, p)
 	},
 	properties: func(a *API, it store.Item) any {
 		p := dbProps(it)
@@ -110,20 +59,4 @@ var kqlDatabaseKind = kind{
 			"ingestionServiceUri":    a.cfg.KQLURL,
 		}
 	},
-}
-
-// databasesOf lists the KQL databases of an Eventhouse.
-func (a *API) databasesOf(ctx context.Context, eh store.Item) ([]store.Item, error) {
-	var out []store.Item
-	p := store.Page{}
-	items, _, err := a.cfg.Store.ListItems(ctx, eh.WorkspaceID, TypeKQLDatabase, p)
-	if err != nil {
-		return nil, err
-	}
-	for _, db := range items {
-		if dbProps(db).ParentEventhouseItemID == eh.ID {
-			out = append(out, db)
-		}
-	}
-	return out, nil
 }

@@ -11,48 +11,11 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
-	"github.com/google/uuid"
 )
 
 // eventstreamKind mints the DefaultStream (datasource id and topic
 // {itemId}.{datasourceId}) and keeps the topic's life tied to the item's.
 var eventstreamKind = kind{
-	provision: func(a *API, c *call, it *store.Item) error {
-		props, err := eventstream.Decode(*it)
-		if err != nil {
-			return err
-		}
-		if len(props.Streams) == 0 { // a definition may have named it already
-			ds := uuid.NewString()
-			props.Streams = []eventstream.Stream{{ID: ds, Name: it.DisplayName + "-stream",
-				Type: eventstream.DefaultStreamType, Topic: eventstream.DefaultTopic(it.ID, ds)}}
-		}
-		if err := eventstream.Save(c.r.Context(), a.cfg.Store, it, props); err != nil {
-			return err
-		}
-		if !a.cfg.Broker.Enabled() {
-			return nil // provisioned on first produce once a broker is attached
-		}
-		if err := a.cfg.Broker.CreateTopic(c.r.Context(), props.Streams[0].Topic); err != nil {
-			return kafkaError(err)
-		}
-		return nil
-	},
-	release: func(a *API, c *call, it store.Item) error {
-		if !a.cfg.Broker.Enabled() {
-			return nil
-		}
-		props, err := eventstream.Decode(it)
-		if err != nil {
-			return err
-		}
-		for _, s := range props.Streams {
-			if err := a.cfg.Broker.DeleteTopic(c.r.Context(), s.Topic); err != nil {
-				return kafkaError(err)
-			}
-		}
-		return nil
-	},
 	properties: func(_ *API, it store.Item) any {
 		props, _ := eventstream.Decode(it) // rendering an item that does not decode shows no streams
 		return map[string]any{"streams": props.Streams}

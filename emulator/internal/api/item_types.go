@@ -79,3 +79,9 @@ func itemTypeOf(typ string) (itemType, bool) {
 	}
 	return itemType{}, false
 }
+
+// jobTypes are the job types of item type typ the table knows (nil: none).
+func jobTypes(typ string) []string {
+	t, _ := itemTypeOf(typ)
+	return t.jobs
+}

@@ -6,10 +6,9 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/definition"
-	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/wire"
@@ -18,11 +17,11 @@ import (
 
 // Item types with behaviour of their own.
 const (
-	TypeEventstream = "Eventstream"
-	TypeLakehouse   = "Lakehouse"
-	TypeEventhouse  = "Eventhouse"
-	TypeKQLDatabase = "KQLDatabase"
-	TypeReflex      = "Reflex"
+	TypeEventstream = control.TypeEventstream
+	TypeLakehouse   = control.TypeLakehouse
+	TypeEventhouse  = control.TypeEventhouse
+	TypeKQLDatabase = control.TypeKQLDatabase
+	TypeReflex      = control.TypeReflex
 )
 
 // itemTypes is Fabric's ItemType enum (common/definitions.json): the generic
@@ -40,17 +39,11 @@ var itemTypes = []string{
 
 // kind is the behaviour of an item type beyond metadata.
 type kind struct {
-	// provision runs after the item is stored; an error removes the item again.
-	provision func(a *API, c *call, it *store.Item) error
-	// release runs before the item is deleted.
-	release func(a *API, c *call, it store.Item) error
 	// properties renders the item's properties, nil for none.
 	properties func(a *API, it store.Item) any
 	// callProperties, when set, renders the properties with the caller's
 	// view of the emulator (its base URL), in place of properties.
 	callProperties func(a *API, c *call, it store.Item) any
-	// validName, when set, replaces the generic display-name rules.
-	validName func(name string) error
 	// creation, when set, validates the create request's creationPayload
 	// (nil when absent) and sets the item's properties before it is stored.
 	creation func(a *API, c *call, it *store.Item, payload json.RawMessage) error
@@ -94,30 +87,9 @@ func canonicalType(s string) (string, bool) {
 	return itemTypes[i], true
 }
 
-func validItemName(typ, name string) error {
-	if k, ok := kinds[typ]; ok && k.validName != nil {
-		return k.validName(name)
-	}
-	switch {
-	case strings.TrimSpace(name) == "":
-		return fabricerr.BadParameter("displayName", "is required")
-	case utf8.RuneCountInString(name) > 256:
-		return fabricerr.BadParameter("displayName", "is longer than 256 characters")
-	}
-	return nil
-}
+func validItemName(typ, name string) error { return control.ValidName(typ, name) }
 
-func validItemDescription(d string) error {
-	if utf8.RuneCountInString(d) > 256 {
-		return fabricerr.BadParameter("description", "is longer than 256 characters (%d)", utf8.RuneCountInString(d))
-	}
-	return nil
-}
-
-func nameInUse(typ, name string) error {
-	return fabricerr.New(http.StatusBadRequest, fabricerr.ItemDisplayNameAlreadyInUse,
-		"Requested '%s' is already in use by another %s in this workspace", name, typ)
-}
+func validItemDescription(d string) error { return control.ValidDescription(d) }
 
 // createItem serves POST …/items (typed == "") and the typed collections.
 func (a *API) createItem(typed string) endpoint {
@@ -181,28 +153,9 @@ func (a *API) createItem(typed string) endpoint {
 				return err
 			}
 		}
-		if err := a.cfg.Store.CreateItem(c.r.Context(), it); errors.Is(err, store.ErrConflict) {
-			return nameInUse(typ, req.DisplayName)
-		} else if err != nil {
+		it, err = a.plane.CreateItem(c.r.Context(), control.Creation{Item: it, Plan: plan, Definition: itemDef})
+		if err != nil {
 			return err
-		}
-		if k.provision != nil {
-			if err := k.provision(a, c, &it); err != nil {
-				_ = a.cfg.Store.DeleteItem(c.r.Context(), it.ID)
-				return err
-			}
-		}
-		if itemDef != nil {
-			if err := a.cfg.Store.PutDefinition(c.r.Context(), it.ID, *itemDef); err != nil {
-				_ = a.removeItem(c, it)
-				return err
-			}
-		}
-		if plan != nil {
-			if err := a.applyDefinition(c.r.Context(), &it, plan); err != nil {
-				_ = a.removeItem(c, it)
-				return err
-			}
 		}
 		c.location("workspaces", ws.ID, "items", it.ID)
 		return c.JSON(http.StatusCreated, a.renderItem(c, typed, it))
@@ -212,22 +165,12 @@ func (a *API) createItem(typed string) endpoint {
 // item loads the {id} item of the call's workspace, checking the caller's
 // role and, on typed routes, the item's type.
 func (a *API) item(c *call, typed string, min store.Role) (store.Item, error) {
-	ws, err := a.workspace(c, min)
-	if err != nil {
-		return store.Item{}, err
-	}
-	id := c.r.PathValue("id")
-	it, err := a.cfg.Store.GetItem(c.r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && it.WorkspaceID != ws.ID) || (err == nil && typed != "" && it.Type != typed) {
-		return it, fabricerr.NotFound(fabricerr.ItemNotFound, "Item", id)
-	}
-	return it, err
+	return a.plane.Item(c.r.Context(), c.caller(), control.ItemRef{WorkspaceID: c.r.PathValue("ws"), ID: c.r.PathValue("id"), Type: typed}, min)
 }
 
 func (a *API) listItems(typed string) endpoint {
 	return func(c *call) error {
-		ws, err := a.workspace(c, store.RoleViewer)
-		if err != nil {
+		if _, err := a.workspace(c, store.RoleViewer); err != nil {
 			return err
 		}
 		typ := typed
@@ -241,7 +184,7 @@ func (a *API) listItems(typed string) endpoint {
 		if err != nil {
 			return err
 		}
-		items, next, err := a.cfg.Store.ListItems(c.r.Context(), ws.ID, typ, p)
+		items, next, err := a.plane.Items(c.r.Context(), c.caller(), c.r.PathValue("ws"), typ, p)
 		if err != nil {
 			return err
 		}
@@ -265,32 +208,16 @@ func (a *API) getItem(typed string) endpoint {
 
 func (a *API) updateItem(typed string) endpoint {
 	return func(c *call) error {
-		it, err := a.item(c, typed, store.RoleContributor)
-		if err != nil {
-			return err
+		if _, err := a.item(c, typed, store.RoleContributor); err != nil {
+			return err // the caller's reach first, as every route answers
 		}
-		var req struct {
-			DisplayName *string `json:"displayName"`
-			Description *string `json:"description"`
-		}
+		var req control.ItemUpdate
 		if err := a.decode(c, &req); err != nil {
 			return err
 		}
-		if req.DisplayName != nil {
-			if err := validItemName(it.Type, *req.DisplayName); err != nil {
-				return err
-			}
-			it.DisplayName = *req.DisplayName
-		}
-		if req.Description != nil {
-			if err := validItemDescription(*req.Description); err != nil {
-				return err
-			}
-			it.Description = *req.Description
-		}
-		if err := a.cfg.Store.UpdateItem(c.r.Context(), it); errors.Is(err, store.ErrConflict) {
-			return nameInUse(it.Type, it.DisplayName)
-		} else if err != nil {
+		ref := control.ItemRef{WorkspaceID: c.r.PathValue("ws"), ID: c.r.PathValue("id"), Type: typed}
+		it, err := a.plane.UpdateItem(c.r.Context(), c.caller(), ref, req)
+		if err != nil {
 			return err
 		}
 		return c.JSON(http.StatusOK, a.renderItem(c, typed, it))
@@ -299,43 +226,9 @@ func (a *API) updateItem(typed string) endpoint {
 
 func (a *API) deleteItem(typed string) endpoint {
 	return func(c *call) error {
-		it, err := a.item(c, typed, store.RoleContributor)
-		if err != nil {
-			return err
-		}
-		if err := a.removeItem(c, it); err != nil {
-			return err
-		}
-		c.w.WriteHeader(http.StatusOK)
-		return nil
+		ref := control.ItemRef{WorkspaceID: c.r.PathValue("ws"), ID: c.r.PathValue("id"), Type: typed}
+		return answerOK(c, a.plane.DeleteItem(c.r.Context(), c.caller(), ref))
 	}
-}
-
-// removeItem stops the drains that read or write the item, releases what
-// the item's kind holds, then deletes it (its bindings go with it).
-func (a *API) removeItem(c *call, it store.Item) error {
-	// Before its topic goes, so no source writes it again.
-	if err := a.rt.StopItem(c.r.Context(), it.ID); err != nil {
-		return err
-	}
-	if it.Type == TypeEventstream {
-		ids, err := endpointIDs(it)
-		if err != nil {
-			return err
-		}
-		if err := a.closeEndpoints(c.r.Context(), ids...); err != nil {
-			return err
-		}
-	}
-	if k, ok := kinds[it.Type]; ok && k.release != nil {
-		if err := k.release(a, c, it); err != nil {
-			return err
-		}
-	}
-	if err := a.cfg.Store.DeleteItem(c.r.Context(), it.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
-		return err
-	}
-	return nil
 }
 
 // planCreation checks the definition raw of Eventstream it (not yet
@@ -345,12 +238,6 @@ func (a *API) planCreation(c *call, it *store.Item, raw json.RawMessage) (*defin
 	if err != nil {
 		return nil, err
 	}
-	plan, err := a.planDefinition(c, *it, def)
-	if err != nil {
-		return nil, err
-	}
-	plan.DisplayName, plan.Description = nil, nil // the request's names win
-	m := eventstream.Model{Streams: []eventstream.Stream{{ID: plan.StreamID, Name: plan.StreamName,
-		Type: eventstream.DefaultStreamType, Topic: eventstream.DefaultTopic(it.ID, plan.StreamID)}}}
-	return plan, m.Encode(it)
+	plan, err := a.plane.PlanCreation(c.r.Context(), c.caller(), it, def)
+	return plan, refusalError(err)
 }

@@ -2,26 +2,13 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
-	"regexp"
 	"time"
 
-	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/wire"
-	"github.com/google/uuid"
 )
-
-// jobTypeName is what a job type may look like (DefaultJob, RunNotebook, Pipeline, …).
-var jobTypeName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,127}$`)
-
-func validJobType(field, s string) error {
-	if !jobTypeName.MatchString(s) {
-		return fabricerr.New(http.StatusBadRequest, "InvalidJobType", "%s: %q is not a job type (letters, digits, underscore)", field, s)
-	}
-	return nil
-}
 
 // fabricTime is the Job Scheduler's timestamp form: UTC, 7 fractional digits,
 // no zone; "" (the field left out: the spec's type is a non-nullable
@@ -49,18 +36,20 @@ func renderJob(j store.JobInstance) wire.JobInstance {
 	return out
 }
 
+// jobRef is the call's {job} of its item {id}.
+func jobRef(c *call) control.JobRef {
+	return control.JobRef{Item: control.ItemRef{WorkspaceID: c.r.PathValue("ws"), ID: c.r.PathValue("id")}, Job: c.r.PathValue("job")}
+}
+
 // runJob serves POST …/items/{id}/jobs/{jobType}/instances and the older
 // …/jobs/instances?jobType= form: 202 with Location and Retry-After.
 func (a *API) runJob(c *call) error {
-	it, err := a.item(c, "", store.RoleContributor)
-	if err != nil {
-		return err
-	}
 	jobType := c.r.PathValue("jobType")
 	if jobType == "" {
 		jobType = c.r.URL.Query().Get("jobType")
 	}
-	if jobType, err = a.jobTypeOf("jobType", it, jobType); err != nil {
+	it, jobType, err := a.plane.CheckJobType(c.r.Context(), c.caller(), jobRef(c).Item, jobType)
+	if err != nil {
 		return err
 	}
 	if body, err := a.readBody(c); err != nil {
@@ -74,7 +63,7 @@ func (a *API) runJob(c *call) error {
 			return err
 		}
 	}
-	inst, err := a.cfg.Jobs.Submit(c.r.Context(), store.JobInstance{ID: uuid.NewString(), WorkspaceID: it.WorkspaceID, ItemID: it.ID, JobType: jobType, InvokeType: "Manual"})
+	inst, err := a.plane.RunJob(c.r.Context(), it, jobType)
 	if err != nil {
 		return err
 	}
@@ -85,15 +74,14 @@ func (a *API) runJob(c *call) error {
 }
 
 func (a *API) listJobs(c *call) error {
-	it, err := a.item(c, "", store.RoleViewer)
-	if err != nil {
+	if _, err := a.item(c, "", store.RoleViewer); err != nil {
 		return err
 	}
 	p, err := a.page(c)
 	if err != nil {
 		return err
 	}
-	jobs, next, err := a.cfg.Store.ListJobs(c.r.Context(), it.ID, p)
+	jobs, next, err := a.plane.Jobs(c.r.Context(), c.caller(), jobRef(c).Item, p)
 	if err != nil {
 		return err
 	}
@@ -104,22 +92,8 @@ func (a *API) listJobs(c *call) error {
 	return list(c, out, next)
 }
 
-// job loads {job} of the call's item.
-func (a *API) job(c *call, min store.Role) (store.JobInstance, error) {
-	it, err := a.item(c, "", min)
-	if err != nil {
-		return store.JobInstance{}, err
-	}
-	id := c.r.PathValue("job")
-	j, err := a.cfg.Store.GetJob(c.r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && j.ItemID != it.ID) {
-		return j, fabricerr.NotFound("JobInstanceNotFound", "JobInstance", id)
-	}
-	return j, err
-}
-
 func (a *API) getJob(c *call) error {
-	j, err := a.job(c, store.RoleViewer)
+	j, err := a.plane.Job(c.r.Context(), c.caller(), jobRef(c), store.RoleViewer)
 	if err != nil {
 		return err
 	}
@@ -130,13 +104,8 @@ func (a *API) getJob(c *call) error {
 }
 
 func (a *API) cancelJob(c *call) error {
-	j, err := a.job(c, store.RoleContributor)
+	j, err := a.plane.CancelJob(c.r.Context(), c.caller(), jobRef(c))
 	if err != nil {
-		return err
-	}
-	if err := a.cfg.Jobs.Cancel(c.r.Context(), j.ID); errors.Is(err, store.ErrConflict) {
-		return fabricerr.New(http.StatusBadRequest, "JobAlreadyCompleted", "job instance %s already finished", j.ID)
-	} else if err != nil {
 		return err
 	}
 	c.location("workspaces", j.WorkspaceID, "items", j.ItemID, "jobs", "instances", j.ID)

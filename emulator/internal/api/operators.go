@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
-	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/pipeline"
@@ -16,12 +14,10 @@ func operatorError(err error) error { return runtime.OperatorError(err) }
 
 // setOperators serves POST …/eventstreams/{id}/operators: the body (a list,
 // {"operators": [...]}, or one operator) replaces the chain. Nothing changes
-// unless every operator is valid. Destinations restart on the new chain;
-// open windows of the old one are dropped.
+// unless every operator is valid.
 func (a *API) setOperators(c *call) error {
-	es, err := a.item(c, TypeEventstream, store.RoleContributor)
-	if err != nil {
-		return err
+	if _, err := a.item(c, TypeEventstream, store.RoleContributor); err != nil {
+		return err // before the body is read, as every route checks the caller first
 	}
 	body, err := a.readBody(c)
 	if err != nil {
@@ -35,64 +31,24 @@ func (a *API) setOperators(c *call) error {
 	if err != nil {
 		return operatorError(err)
 	}
-	return a.replaceOperators(c, es, ops)
+	return a.answerOperators(c, ops)
 }
 
-// EventstreamHasDefinition answers the native operator routes on an
-// Eventstream whose definition holds its operators.
-const EventstreamHasDefinition = "EventstreamHasDefinition"
-
-func (a *API) replaceOperators(c *call, es store.Item, ops []pipeline.Operator) error {
-	// A deployed definition owns the operators: changing them here would
-	// leave getDefinition and the topology describing another pipeline.
-	props, err := eventstream.Decode(es)
+// answerOperators sets the chain to ops and answers it.
+func (a *API) answerOperators(c *call, ops []pipeline.Operator) error {
+	out, err := a.plane.SetOperators(c.r.Context(), c.caller(), esRef(c), ops)
 	if err != nil {
 		return err
 	}
-	if props.Definition != nil {
-		return fabricerr.New(http.StatusConflict, EventstreamHasDefinition,
-			"Eventstream %s was deployed from a definition, which holds its operators; change them with POST …/updateDefinition", es.ID)
-	}
-	var formatted json.RawMessage
-	if len(ops) > 0 {
-		var err error
-		if formatted, err = pipeline.Format(ops); err != nil {
-			return err
-		}
-	}
-	props.Operators = formatted
-	if err := eventstream.Save(c.r.Context(), a.cfg.Store, &es, props); err != nil {
-		return err
-	}
-	if err := a.rt.Sync(c.r.Context(), es.ID); err != nil { // the drains restart with the new chain
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]any{"operators": orEmpty(formatted)})
-}
-
-func orEmpty(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 {
-		return json.RawMessage("[]")
-	}
-	return raw
+	return c.JSON(http.StatusOK, map[string]any{"operators": out})
 }
 
 func (a *API) getOperators(c *call) error {
-	es, err := a.item(c, TypeEventstream, store.RoleViewer)
+	ops, err := a.plane.Operators(c.r.Context(), c.caller(), esRef(c))
 	if err != nil {
 		return err
 	}
-	props, err := eventstream.Decode(es)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]any{"operators": orEmpty(props.Operators)})
+	return c.JSON(http.StatusOK, map[string]any{"operators": ops})
 }
 
-func (a *API) deleteOperators(c *call) error {
-	es, err := a.item(c, TypeEventstream, store.RoleContributor)
-	if err != nil {
-		return err
-	}
-	return a.replaceOperators(c, es, nil)
-}
+func (a *API) deleteOperators(c *call) error { return a.answerOperators(c, nil) }

@@ -78,7 +78,7 @@ func (a *API) produceInput(c *call, sc *produceScratch) (control.Lane, []*kgo.Re
 	}
 	found := make(chan opened, 1)
 	go func() {
-		l, err := a.cfg.Ingest.Open(c.r.Context(), control.Caller{Principal: c.principal},
+		l, err := a.cfg.Ingest.Open(c.r.Context(), control.Caller{ID: c.principal},
 			control.Target{Workspace: c.r.PathValue("ws"), Eventstream: c.r.PathValue("id"), Node: c.r.PathValue("ds")})
 		found <- opened{l, err}
 	}()

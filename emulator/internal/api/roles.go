@@ -1,18 +1,12 @@
 package api
 
 import (
-	"errors"
 	"net/http"
-	"slices"
 
-	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/wire"
-	"github.com/google/uuid"
 )
-
-// principalTypes are Fabric's principal types.
-var principalTypes = []string{"User", "ServicePrincipal", "Group", "ServicePrincipalProfile"}
 
 // principalJSON is whom a role is assigned to.
 type principalJSON = wire.Principal
@@ -24,27 +18,14 @@ func renderRole(ra store.RoleAssignment) roleAssignmentJSON {
 	return roleAssignmentJSON{ID: ra.PrincipalID, Principal: principalJSON{ID: ra.PrincipalID, Type: ra.PrincipalType}, Role: ra.Role.String()}
 }
 
-func parseRole(s string) (store.Role, error) {
-	r, ok := store.ParseRole(s)
-	if !ok {
-		return r, fabricerr.BadParameter("role", "%q is not Admin, Member, Contributor or Viewer", s)
-	}
-	return r, nil
-}
-
-// canGrant: Admins manage every assignment; Members may manage assignments
-// up to Member, and never an Admin's.
-func (a *API) canGrant(c *call, ws string, target store.Role) error {
-	if target == store.RoleAdmin {
-		return a.require(c, ws, store.RoleAdmin)
-	}
-	return a.require(c, ws, store.RoleMember)
+// roleRef is the call's {principal} assignment of its {ws}.
+func roleRef(c *call) control.RoleRef {
+	return control.RoleRef{WorkspaceID: c.r.PathValue("ws"), PrincipalID: c.r.PathValue("principal")}
 }
 
 func (a *API) addRole(c *call) error {
-	ws, err := a.workspace(c, store.RoleMember)
-	if err != nil {
-		return err
+	if _, err := a.workspace(c, store.RoleMember); err != nil {
+		return err // the caller's reach first, as every route answers
 	}
 	var req struct {
 		Principal principalJSON `json:"principal"`
@@ -53,40 +34,24 @@ func (a *API) addRole(c *call) error {
 	if err := a.decode(c, &req); err != nil {
 		return err
 	}
-	if _, err := uuid.Parse(req.Principal.ID); err != nil {
-		return fabricerr.BadParameter("principal.id", "want a GUID, got %q", req.Principal.ID)
-	}
-	if !slices.Contains(principalTypes, req.Principal.Type) {
-		return fabricerr.BadParameter("principal.type", "%q is not one of %v", req.Principal.Type, principalTypes)
-	}
-	role, err := parseRole(req.Role)
+	ra, err := a.plane.AddRole(c.r.Context(), c.caller(), c.r.PathValue("ws"),
+		control.RoleRequest{PrincipalID: req.Principal.ID, PrincipalType: req.Principal.Type, Role: req.Role})
 	if err != nil {
 		return err
 	}
-	if err := a.canGrant(c, ws.ID, role); err != nil {
-		return err
-	}
-	ra := store.RoleAssignment{WorkspaceID: ws.ID, PrincipalID: req.Principal.ID, PrincipalType: req.Principal.Type, Role: role}
-	if err := a.cfg.Store.AddRole(c.r.Context(), ra); errors.Is(err, store.ErrConflict) {
-		return fabricerr.New(http.StatusConflict, fabricerr.PrincipalAlreadyHasRole,
-			"Principal %s already has a role in workspace %s; PATCH its role assignment instead", ra.PrincipalID, ws.ID)
-	} else if err != nil {
-		return err
-	}
-	c.location("workspaces", ws.ID, "roleAssignments", ra.PrincipalID)
+	c.location("workspaces", ra.WorkspaceID, "roleAssignments", ra.PrincipalID)
 	return c.JSON(http.StatusCreated, renderRole(ra))
 }
 
 func (a *API) listRoles(c *call) error {
-	ws, err := a.workspace(c, store.RoleViewer)
-	if err != nil {
+	if _, err := a.workspace(c, store.RoleViewer); err != nil {
 		return err
 	}
 	p, err := a.page(c)
 	if err != nil {
 		return err
 	}
-	ras, next, err := a.cfg.Store.ListRoles(c.r.Context(), ws.ID, p)
+	ras, next, err := a.plane.Roles(c.r.Context(), c.caller(), c.r.PathValue("ws"), p)
 	if err != nil {
 		return err
 	}
@@ -97,22 +62,8 @@ func (a *API) listRoles(c *call) error {
 	return list(c, out, next)
 }
 
-// assignment loads the {principal} assignment of a workspace the caller can see.
-func (a *API) assignment(c *call, min store.Role) (store.RoleAssignment, error) {
-	ws, err := a.workspace(c, min)
-	if err != nil {
-		return store.RoleAssignment{}, err
-	}
-	id := c.r.PathValue("principal")
-	ra, err := a.cfg.Store.GetRole(c.r.Context(), ws.ID, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return ra, fabricerr.NotFound(fabricerr.PrincipalNotFound, "WorkspaceRoleAssignment", id)
-	}
-	return ra, err
-}
-
 func (a *API) getRole(c *call) error {
-	ra, err := a.assignment(c, store.RoleViewer)
+	ra, err := a.plane.RoleAssignment(c.r.Context(), c.caller(), roleRef(c), store.RoleViewer)
 	if err != nil {
 		return err
 	}
@@ -120,9 +71,8 @@ func (a *API) getRole(c *call) error {
 }
 
 func (a *API) updateRole(c *call) error {
-	ra, err := a.assignment(c, store.RoleMember)
-	if err != nil {
-		return err
+	if _, err := a.plane.RoleAssignment(c.r.Context(), c.caller(), roleRef(c), store.RoleMember); err != nil {
+		return err // the caller's reach first, as every route answers
 	}
 	var req struct {
 		Role string `json:"role"`
@@ -130,53 +80,13 @@ func (a *API) updateRole(c *call) error {
 	if err := a.decode(c, &req); err != nil {
 		return err
 	}
-	role, err := parseRole(req.Role)
+	ra, err := a.plane.UpdateRole(c.r.Context(), c.caller(), roleRef(c), req.Role)
 	if err != nil {
-		return err
-	}
-	if err := a.canGrant(c, ra.WorkspaceID, max(role, ra.Role)); err != nil {
-		return err
-	}
-	if ra.Role == store.RoleAdmin && role != store.RoleAdmin {
-		if err := a.keepAnAdmin(c, ra.WorkspaceID); err != nil {
-			return err
-		}
-	}
-	ra.Role = role
-	if err := a.cfg.Store.UpdateRole(c.r.Context(), ra); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, renderRole(ra))
 }
 
 func (a *API) deleteRole(c *call) error {
-	ra, err := a.assignment(c, store.RoleMember)
-	if err != nil {
-		return err
-	}
-	if err := a.canGrant(c, ra.WorkspaceID, ra.Role); err != nil {
-		return err
-	}
-	if ra.Role == store.RoleAdmin {
-		if err := a.keepAnAdmin(c, ra.WorkspaceID); err != nil {
-			return err
-		}
-	}
-	if err := a.cfg.Store.DeleteRole(c.r.Context(), ra.WorkspaceID, ra.PrincipalID); err != nil {
-		return err
-	}
-	c.w.WriteHeader(http.StatusOK)
-	return nil
-}
-
-// keepAnAdmin refuses to remove the workspace's last Admin.
-func (a *API) keepAnAdmin(c *call, ws string) error {
-	n, err := a.cfg.Store.CountAdmins(c.r.Context(), ws)
-	if err != nil {
-		return err
-	}
-	if n <= 1 {
-		return fabricerr.New(http.StatusBadRequest, fabricerr.LastAdminCannotBeRemoved, "workspace %s must keep at least one Admin", ws)
-	}
-	return nil
+	return answerOK(c, a.plane.DeleteRole(c.r.Context(), c.caller(), roleRef(c)))
 }

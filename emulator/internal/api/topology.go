@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/definition"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
@@ -150,7 +150,7 @@ func (a *API) renderTopology(ctx context.Context, es store.Item, status bool) (w
 		}
 	}
 	for _, d := range dests {
-		if v.seen[d.ID] || internal(d) {
+		if v.seen[d.ID] || control.Internal(d) {
 			continue
 		}
 		st, derr := a.destinationStatus(d, props.Paused)
@@ -305,7 +305,7 @@ func (a *API) getDestination(c *call) error {
 	id := c.r.PathValue("dest")
 	node, err := a.topologyNode(c, es, "destinations", id, "Destination")
 	if err != nil {
-		if d, derr := a.cfg.Store.GetDestination(c.r.Context(), id); derr != nil || d.EventstreamID != es.ID || internal(d) {
+		if d, derr := a.cfg.Store.GetDestination(c.r.Context(), id); derr != nil || d.EventstreamID != es.ID || control.Internal(d) {
 			return fabricerr.NotFound(wire.DestinationNotFound, "Destination", id)
 		}
 		return err
@@ -321,238 +321,73 @@ func (a *API) getDestination(c *call) error {
 
 // ---- pause / resume ----
 
-type startRequest struct {
-	StartType           string `json:"startType"`
-	CustomStartDateTime string `json:"customStartDateTime"`
-	at                  time.Time
+// esRef is the call's Eventstream as the control plane names it.
+func esRef(c *call) control.ItemRef {
+	return control.ItemRef{WorkspaceID: c.r.PathValue("ws"), ID: c.r.PathValue("id"), Type: TypeEventstream}
 }
 
-func (a *API) readStart(c *call) (startRequest, error) {
-	var s startRequest
-	if err := a.decode(c, &s); err != nil {
-		return s, err
-	}
-	for _, t := range []string{"Now", "WhenLastStopped", "CustomTime"} {
-		if strings.EqualFold(s.StartType, t) {
-			s.StartType = t
-		}
-	}
-	switch s.StartType {
-	case "Now", "WhenLastStopped":
-	case "CustomTime":
-		t, err := time.Parse(time.RFC3339, s.CustomStartDateTime)
-		if err != nil {
-			return s, fabricerr.BadParameter("customStartDateTime", "startType CustomTime needs an RFC 3339 time such as 2026-01-02T15:04:05Z, got %q", s.CustomStartDateTime)
-		}
-		s.at = t
-	default:
-		return s, fabricerr.BadParameter("startType", "%q is not one of Now, WhenLastStopped, CustomTime", s.StartType)
-	}
-	return s, nil
+// nodeRef is the call's node {key} of its Eventstream.
+func nodeRef(c *call, key string) control.NodeRef {
+	return control.NodeRef{Eventstream: esRef(c), Node: c.r.PathValue(key)}
 }
 
-// setPaused adds (pause) or removes ids from es's paused set, stores it
-// and syncs the runtime: paused drains and sources stop, resumed ones start.
-func (a *API) setPaused(ctx context.Context, es *store.Item, pause bool, ids ...string) error {
-	props, err := eventstream.Decode(*es)
+// answerOK answers 200 without a body when err is nil.
+func answerOK(c *call, err error) error {
 	if err != nil {
 		return err
 	}
-	props.SetPaused(pause, ids...)
-	if err := eventstream.Save(ctx, a.cfg.Store, es, props); err != nil {
-		return err
-	}
-	err = a.rt.Sync(ctx, es.ID)
-	// Kafka clients of paused custom endpoints are cut off, and refused until resumed.
-	if pause {
-		a.revokeSessions(ids...)
-	}
-	return err
+	c.w.WriteHeader(http.StatusOK)
+	return nil
 }
 
-// pauseEventstream serves POST …/eventstreams/{id}/pause: every source,
-// destination and DerivedStream (its internal binding) pauses, and the
-// DefaultStream refuses produce.
+// readStart decodes a resume body once check (the caller's reach of the
+// node, answered first as every route does) passed; the control plane
+// checks the body.
+func (a *API) readStart(c *call, check error) (control.Start, error) {
+	var s control.Start
+	if check != nil {
+		return s, check
+	}
+	return s, a.decode(c, &s)
+}
+
+// pauseEventstream serves POST …/eventstreams/{id}/pause.
 func (a *API) pauseEventstream(c *call) error {
-	es, err := a.item(c, TypeEventstream, store.RoleContributor)
-	if err != nil {
-		return err
-	}
-	dests, err := a.cfg.Store.ListDestinations(c.r.Context(), es.ID)
-	if err != nil {
-		return err
-	}
-	props, err := eventstream.Decode(es)
-	if err != nil {
-		return err
-	}
-	ids := props.CustomEndpoints()
-	for _, s := range props.Streams {
-		ids = append(ids, s.ID)
-	}
-	for _, d := range dests {
-		ids = append(ids, d.ID)
-	}
-	if err := a.setPaused(c.r.Context(), &es, true, ids...); err != nil {
-		return err
-	}
-	c.w.WriteHeader(http.StatusOK)
-	return nil
+	return answerOK(c, a.plane.PauseEventstream(c.r.Context(), c.caller(), esRef(c)))
 }
 
-// resumeEventstream serves POST …/eventstreams/{id}/resume: everything
-// paused resumes, destinations from where startType says.
+// resumeEventstream serves POST …/eventstreams/{id}/resume.
 func (a *API) resumeEventstream(c *call) error {
-	es, err := a.item(c, TypeEventstream, store.RoleContributor)
+	_, check := a.item(c, TypeEventstream, store.RoleContributor)
+	st, err := a.readStart(c, check)
 	if err != nil {
 		return err
 	}
-	st, err := a.readStart(c)
-	if err != nil {
-		return err
-	}
-	dests, err := a.cfg.Store.ListDestinations(c.r.Context(), es.ID)
-	if err != nil {
-		return err
-	}
-	props, err := eventstream.Decode(es)
-	if err != nil {
-		return err
-	}
-	for _, d := range dests { // they start from startType with the sync below
-		if props.IsPaused(d.ID) || a.rt.StartFailed(d.ID) {
-			if err := a.rt.Seek(c.r.Context(), props, d, st.StartType, st.at); err != nil {
-				return err
-			}
-		}
-	}
-	if err := a.setPaused(c.r.Context(), &es, false, props.Paused...); err != nil {
-		return err
-	}
-	c.w.WriteHeader(http.StatusOK)
-	return nil
-}
-
-// sourceID checks that {ds} is a source of the call's Eventstream.
-func (a *API) sourceID(c *call, min store.Role) (store.Item, string, error) {
-	es, err := a.item(c, TypeEventstream, min)
-	if err != nil {
-		return es, "", err
-	}
-	id := strings.ToLower(c.r.PathValue("ds"))
-	props, err := eventstream.Decode(es)
-	if err != nil {
-		return es, "", err
-	}
-	ids, err := props.NodeIDs("sources", nil)
-	if err != nil {
-		return es, "", err
-	}
-	if !slices.Contains(ids, id) {
-		return es, "", fabricerr.NotFound(fabricerr.EntityNotFound, "Source", id)
-	}
-	return es, id, nil
+	return answerOK(c, a.plane.ResumeEventstream(c.r.Context(), c.caller(), esRef(c), st))
 }
 
 func (a *API) pauseSource(c *call) error {
-	es, id, err := a.sourceID(c, store.RoleContributor)
-	if err != nil {
-		return err
-	}
-	if err := a.setPaused(c.r.Context(), &es, true, id); err != nil {
-		return err
-	}
-	c.w.WriteHeader(http.StatusOK)
-	return nil
+	return answerOK(c, a.plane.PauseSource(c.r.Context(), c.caller(), nodeRef(c, "ds")))
 }
 
-// resumeSource: a CustomEndpoint source buffers nothing while paused (its
-// producers are refused), so every startType just reopens it.
 func (a *API) resumeSource(c *call) error {
-	es, id, err := a.sourceID(c, store.RoleContributor)
+	st, err := a.readStart(c, a.plane.CheckSource(c.r.Context(), c.caller(), nodeRef(c, "ds")))
 	if err != nil {
 		return err
 	}
-	if _, err := a.readStart(c); err != nil {
-		return err
-	}
-	if err := a.setPaused(c.r.Context(), &es, false, id); err != nil {
-		return err
-	}
-	c.w.WriteHeader(http.StatusOK)
-	return nil
+	return answerOK(c, a.plane.ResumeSource(c.r.Context(), c.caller(), nodeRef(c, "ds"), st))
 }
 
-// destinationNodeID finds {dest}: a binding, or a CustomEndpoint destination.
-func (a *API) destinationNodeID(c *call) (store.Item, *store.Destination, string, error) {
-	es, err := a.item(c, TypeEventstream, store.RoleContributor)
-	if err != nil {
-		return es, nil, "", err
-	}
-	id := strings.ToLower(c.r.PathValue("dest"))
-	if d, err := a.cfg.Store.GetDestination(c.r.Context(), id); err == nil && d.EventstreamID == es.ID && !internal(d) {
-		return es, &d, id, nil
-	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return es, nil, "", err
-	}
-	props, err := eventstream.Decode(es)
-	if err != nil {
-		return es, nil, "", err
-	}
-	if slices.Contains(props.CustomDestinations(), id) {
-		return es, nil, id, nil
-	}
-	return es, nil, "", fabricerr.NotFound("DestinationNotFound", "Destination", id)
-}
-
-// pauseDestination: the drain stops; events stay in Kafka.
 func (a *API) pauseDestination(c *call) error {
-	es, _, id, err := a.destinationNodeID(c)
-	if err != nil {
-		return err
-	}
-	if err := a.setPaused(c.r.Context(), &es, true, id); err != nil {
-		return err
-	}
-	c.w.WriteHeader(http.StatusOK)
-	return nil
+	return answerOK(c, a.plane.PauseDestination(c.r.Context(), c.caller(), nodeRef(c, "dest")))
 }
 
-// resumeDestination starts a paused destination (or one that Failed to
-// start) from where startType says.
 func (a *API) resumeDestination(c *call) error {
-	es, d, id, err := a.destinationNodeID(c)
+	st, err := a.readStart(c, a.plane.CheckDestinationNode(c.r.Context(), c.caller(), nodeRef(c, "dest")))
 	if err != nil {
 		return err
 	}
-	st, err := a.readStart(c)
-	if err != nil {
-		return err
-	}
-	props, err := eventstream.Decode(es)
-	if err != nil {
-		return err
-	}
-	paused := props.IsPaused(id)
-	if !paused && (d == nil || !a.rt.StartFailed(d.ID)) {
-		c.w.WriteHeader(http.StatusOK) // running: nothing to resume
-		return nil
-	}
-	if d != nil {
-		if err := a.rt.Seek(c.r.Context(), props, *d, st.StartType, st.at); err != nil {
-			return err
-		}
-	}
-	if paused {
-		err = a.setPaused(c.r.Context(), &es, false, id)
-	} else {
-		err = a.rt.Sync(c.r.Context(), es.ID) // Failed to start: try again
-	}
-	if err != nil {
-		return err
-	}
-	c.w.WriteHeader(http.StatusOK)
-	return nil
+	return answerOK(c, a.plane.ResumeDestination(c.r.Context(), c.caller(), nodeRef(c, "dest"), st))
 }
 
 // kafkaReadError is a topic the cluster cannot serve (see

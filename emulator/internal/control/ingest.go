@@ -95,16 +95,6 @@ func NewIngest(cfg IngestConfig) *Ingest {
 	return &Ingest{cfg: cfg, keys: map[string]*keyEntry{}}
 }
 
-// Caller is who puts events in: a principal or a key grant (Key set).
-type Caller struct {
-	// Principal is the object id of a token's subject, authorised by its
-	// role in the Eventstream's workspace.
-	Principal string
-	// Key is what a shared access key was granted (Authenticate); when
-	// set, Principal is not looked at.
-	Key *Grant
-}
-
 // Target is where events go: a node of an Eventstream of a workspace. Node
 // is a stream id or a CustomEndpoint source id. With a Key caller, only
 // Node is read: the grant names the Eventstream.

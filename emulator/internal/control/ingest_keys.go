@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/wire"
 )
@@ -212,7 +213,7 @@ func (in *Ingest) forget(drop func(*keyEntry) bool) {
 // stream's.
 func EndpointTopic(m eventstream.Model, node string) (string, error) {
 	if len(m.Streams) == 0 {
-		return "", errors.New("the Eventstream has no DefaultStream yet")
+		return "", fabricerr.Conflict(wire.EventstreamNotProvisioned, "the Eventstream has no DefaultStream yet")
 	}
 	t, err := m.Topology()
 	if err != nil || t == nil {

@@ -66,7 +66,7 @@ func (in *Ingest) eventstreamOf(ctx context.Context, caller Caller, target Targe
 		}
 		return it, err
 	}
-	if err := in.authorise(ctx, caller.Principal, target.Workspace); err != nil {
+	if err := in.authorise(ctx, caller.ID, target.Workspace); err != nil {
 		return store.Item{}, err
 	}
 	it, err := in.cfg.Store.GetItem(ctx, target.Eventstream)

@@ -14,7 +14,7 @@ import (
 func TestOpenRefusesInTheOrderOfItsChecks(t *testing.T) {
 	f := newFixture(t, broker.None())
 	ctx := context.Background()
-	as := func(p string) Caller { return Caller{Principal: p} }
+	as := func(p string) Caller { return Caller{ID: p} }
 	for _, tc := range []struct {
 		name   string
 		caller Caller
@@ -47,7 +47,7 @@ func TestOpenRefusesInTheOrderOfItsChecks(t *testing.T) {
 func TestOpenRefusesPausedAndDerived(t *testing.T) {
 	f := newFixture(t, broker.None())
 	ctx := context.Background()
-	writerCall := Caller{Principal: writer}
+	writerCall := Caller{ID: writer}
 	f.update(t, func(m *eventstream.Model) { m.SetPaused(true, srcID) })
 	for _, node := range []string{srcID, "AAAA-SRC", dsID} {
 		_, err := f.in.Open(ctx, writerCall, Target{wsID, esID, node})
@@ -71,11 +71,11 @@ func TestOpenFindsStreamAndSource(t *testing.T) {
 	defer b.Close()
 	f := newFixture(t, b)
 	ctx := context.Background()
-	l, err := f.in.Open(ctx, Caller{Principal: writer}, Target{wsID, esID, "AAAA-src"})
+	l, err := f.in.Open(ctx, Caller{ID: writer}, Target{wsID, esID, "AAAA-src"})
 	if err != nil || l.Stream.ID != dsID || l.Source != "AAAA-src" {
 		t.Fatalf("lane into the source: %+v, %v", l, err)
 	}
-	l, err = f.in.Open(ctx, Caller{Principal: writer}, Target{wsID, esID, dsID})
+	l, err = f.in.Open(ctx, Caller{ID: writer}, Target{wsID, esID, dsID})
 	if err != nil || l.Stream.ID != dsID || l.Source != "" {
 		t.Fatalf("lane into the stream: %+v, %v", l, err)
 	}

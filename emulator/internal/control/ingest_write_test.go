@@ -50,7 +50,7 @@ func TestWriteAndForwardedCountAlike(t *testing.T) {
 	defer b.Close()
 	f := newFixture(t, b)
 	ctx := context.Background()
-	l, err := f.in.Open(ctx, Caller{Principal: writer}, Target{wsID, esID, srcID})
+	l, err := f.in.Open(ctx, Caller{ID: writer}, Target{wsID, esID, srcID})
 	if err != nil {
 		t.Fatal(err)
 	}

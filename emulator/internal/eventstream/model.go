@@ -49,6 +49,10 @@ type Model struct {
 	// Custom lists the definition's CustomEndpoint nodes, kept beside the
 	// definition so a produce need not parse it (nil without a definition).
 	Custom *Endpoints `json:"customEndpoints,omitempty"`
+	// Run holds the definition's run sources, decoded once when it was
+	// stored (nil without a definition, or for a model stored before Run
+	// existed: RunSources decodes those).
+	Run *RunSources `json:"runSources,omitempty"`
 }
 
 // Decode reads the model from it's properties. A model stored before
@@ -115,11 +119,19 @@ func (m Model) Stream(id string) (Stream, bool) {
 	return Stream{}, false
 }
 
-// SetDefinition stores parts as the definition and indexes its
-// CustomEndpoint nodes.
+// SetDefinition stores parts as the definition, indexes its
+// CustomEndpoint nodes and decodes its run sources.
 func (m *Model) SetDefinition(parts definition.Parts) error {
 	m.Definition = &parts
-	return m.indexEndpoints()
+	if err := m.indexEndpoints(); err != nil {
+		return err
+	}
+	t, err := m.Topology()
+	if err != nil {
+		return err
+	}
+	m.Run = &RunSources{Sources: SourcesOf(t)}
+	return nil
 }
 
 // Topology parses the stored definition's topology (nil without one).

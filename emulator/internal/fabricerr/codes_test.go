@@ -163,7 +163,7 @@ type codeSite struct {
 // forwarders are the functions that take an error code and write it, by
 // package dir, with the code's argument index.
 var forwarders = map[string]map[string]int{
-	"emulator/internal/fabricerr": {"New": 1, "NotFound": 0},
+	"emulator/internal/fabricerr": {"New": 1, "NotFound": 0, "Invalid": 0, "Conflict": 0, "Denied": 0},
 	"emulator/internal/portal":    {"newAPIError": 1},
 }
 

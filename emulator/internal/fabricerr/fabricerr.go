@@ -152,3 +152,23 @@ func (e *Error) Wire() *wire.Error {
 // MarshalJSON encodes e as its envelope (wire.Error), wherever it is
 // embedded (a failed operation's error, an answer written by hand).
 func (e Error) MarshalJSON() ([]byte, error) { return json.Marshal(e.Wire()) }
+
+// Status-free constructors: packages that are no HTTP door (the control
+// plane) name the kind of failure, and the status it is answered with
+// follows from the kind here, in one place.
+
+// Invalid is a 400: the request is wrong in a way code names.
+func Invalid(code wire.ErrorCode, format string, args ...any) *Error {
+	return New(http.StatusBadRequest, code, format, args...)
+}
+
+// Conflict is a 409: the request is well formed but the resource's state
+// refuses it.
+func Conflict(code wire.ErrorCode, format string, args ...any) *Error {
+	return New(http.StatusConflict, code, format, args...)
+}
+
+// Denied is a 403: the caller may not do this.
+func Denied(code wire.ErrorCode, format string, args ...any) *Error {
+	return New(http.StatusForbidden, code, format, args...)
+}

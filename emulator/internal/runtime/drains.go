@@ -16,7 +16,7 @@ import (
 )
 
 // writers build the row writer of each destination type.
-var writers = map[string]func(rt *Runtime, d store.Destination) (rowWriter, error){}
+var writers = map[string]func(rt *Runtime, d store.Destination, spec eventstream.Spec) (rowWriter, error){}
 
 // DeliveryTimeout bounds how long a produce waits for its destinations.
 const DeliveryTimeout = 30 * time.Second
@@ -81,15 +81,15 @@ func (rt *Runtime) launchDrain(ctx context.Context, props eventstream.Model, d s
 	if !ok {
 		return nil, nil, fabricerr.BadParameter("type", "%s destinations are not available in this build", d.Type)
 	}
-	w, err := mk(rt, d)
+	spec, err := eventstream.SpecOf(d) // decoded once: the sink, its rejecter and the drain read it
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := mk(rt, d, spec)
 	if err != nil {
 		return nil, nil, err
 	}
 	w = rt.countOutput(d, w) // data insights
-	spec, err := eventstream.SpecOf(d)
-	if err != nil {
-		return nil, nil, err
-	}
 	ops, err := props.Pipeline()
 	if spec.OwnOperators {
 		ops, err = eventstream.ParseOperators(spec.Operators)
@@ -99,7 +99,7 @@ func (rt *Runtime) launchDrain(ctx context.Context, props eventstream.Model, d s
 	if err != nil {
 		return nil, nil, err
 	}
-	sink, err := newProcessor(ctx, rt.cfg.Store, d.ID, ops, w, rt.rejecterOf(d, rt.rejectedFile(d)), rt.cfg.Logger.With("destination", d.ID))
+	sink, err := newProcessor(ctx, rt.cfg.Store, d.ID, ops, w, rt.rejecterWith(d, spec, rt.rejectedFile(d)), rt.cfg.Logger.With("destination", d.ID))
 	if err != nil {
 		return nil, nil, err
 	}

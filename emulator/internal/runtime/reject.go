@@ -57,8 +57,13 @@ type rejecter struct {
 // rejecterOf returns destination d's rejecter; file is where its rows are
 // parked ("" for none).
 func (rt *Runtime) rejecterOf(d store.Destination, file string) *rejecter {
-	r := &rejecter{dest: d, file: file, stats: rt.rejectionsOf(d.ID), node: rt.Insights(d.ID), now: rt.cfg.Now, held: map[string]bool{}}
 	spec, _ := eventstream.SpecOf(d) // launchDrain refuses a spec that does not decode
+	return rt.rejecterWith(d, spec, file)
+}
+
+// rejecterWith returns destination d's rejecter under its decoded spec.
+func (rt *Runtime) rejecterWith(d store.Destination, spec eventstream.Spec, file string) *rejecter {
+	r := &rejecter{dest: d, file: file, stats: rt.rejectionsOf(d.ID), node: rt.Insights(d.ID), now: rt.cfg.Now, held: map[string]bool{}}
 	r.policy = cmp.Or(spec.ErrorPolicy, eventstream.PolicyDrop)
 	if r.policy == eventstream.PolicyDLQ {
 		r.dlq = rt.deadLettersOf(d, spec)

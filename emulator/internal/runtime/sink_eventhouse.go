@@ -140,12 +140,8 @@ func (rt *Runtime) kusto() (*eventhouse.Client, error) {
 }
 
 func init() {
-	writers["Eventhouse"] = func(rt *Runtime, d store.Destination) (rowWriter, error) {
-		spec, err := eventstream.SpecOf(d)
-		if err != nil {
-			return nil, err
-		}
-		return &eventhouseWriter{rt: rt, dest: d, db: spec.Database, keep: direct(spec), rej: rt.rejecterOf(d, rt.rejectedFile(d))}, nil
+	writers["Eventhouse"] = func(rt *Runtime, d store.Destination, spec eventstream.Spec) (rowWriter, error) {
+		return &eventhouseWriter{rt: rt, dest: d, db: spec.Database, keep: direct(spec), rej: rt.rejecterWith(d, spec, rt.rejectedFile(d))}, nil
 	}
 }
 

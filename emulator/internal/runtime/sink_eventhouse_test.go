@@ -27,7 +27,7 @@ func TestEventhouseConflictsInInsights(t *testing.T) {
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	rt := New(Config{KQLURL: k.URL(), Now: func() time.Time { return at }})
 	d := store.Destination{ID: "dest-1", Type: "Eventhouse", Target: "T", Spec: eventstream.Spec{Database: kustofake.DefaultDatabase}.Encode()}
-	w, err := writers["Eventhouse"](rt, d)
+	w, err := writerOf(rt, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestEventhouseDirectIngestionDropsExtraFields(t *testing.T) {
 	rt := New(Config{KQLURL: k.URL()})
 	spec := eventstream.Spec{Database: kustofake.DefaultDatabase, IngestionMode: "DirectIngestion"}
 	d := store.Destination{ID: "dest-2", Type: "Eventhouse", Target: "Orders", Spec: spec.Encode()}
-	w, err := writers["Eventhouse"](rt, d)
+	w, err := writerOf(rt, d)
 	if err != nil {
 		t.Fatal(err)
 	}

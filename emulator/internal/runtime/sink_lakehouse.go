@@ -249,8 +249,8 @@ func (w *lakehouseWriter) parkAll(ctx context.Context, seq int64, out []outRow, 
 }
 
 func init() {
-	writers["Lakehouse"] = func(rt *Runtime, d store.Destination) (rowWriter, error) {
-		mode, err := schemaModeOf(d)
+	writers["Lakehouse"] = func(rt *Runtime, d store.Destination, spec eventstream.Spec) (rowWriter, error) {
+		mode, err := schemaModeOf(d, spec)
 		if err != nil {
 			return nil, err
 		}
@@ -258,18 +258,15 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return &lakehouseWriter{dest: d, table: t, rej: rt.rejecterOf(d, rt.rejectedFile(d)), logger: rt.cfg.Logger,
+		return &lakehouseWriter{dest: d, table: t, rej: rt.rejecterWith(d, spec, rt.rejectedFile(d)), logger: rt.cfg.Logger,
 			node: rt.Insights(d.ID), now: rt.cfg.Now}, nil
 	}
 }
 
-// schemaModeOf is destination d's schema mode: Fabric's enforcement unless
-// its binding asks for the "evolve" extension.
-func schemaModeOf(d store.Destination) (delta.SchemaMode, error) {
-	spec, err := eventstream.SpecOf(d)
-	if err != nil {
-		return 0, err
-	}
+// schemaModeOf is destination d's schema mode (spec is its decoded
+// spec): Fabric's enforcement unless its binding asks for the "evolve"
+// extension.
+func schemaModeOf(d store.Destination, spec eventstream.Spec) (delta.SchemaMode, error) {
 	switch spec.SchemaMode {
 	case "", eventstream.SchemaEnforce:
 		return delta.SchemaEnforce, nil

@@ -65,7 +65,7 @@ func lakehouseFixture(t *testing.T, spec eventstream.Spec) (*Runtime, rowWriter,
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	rt := New(Config{OneLakeDir: dir, Now: func() time.Time { return at }})
 	d := store.Destination{ID: "d1", Type: "Lakehouse", WorkspaceID: "ws", ItemID: "lh", Target: "t", Spec: spec.Encode()}
-	w, err := writers["Lakehouse"](rt, d)
+	w, err := writerOf(rt, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestLakehouseWriterRefusesAnUnknownSchemaMode(t *testing.T) {
 	rt := New(Config{OneLakeDir: t.TempDir()})
 	d := store.Destination{ID: "d1", Type: "Lakehouse", WorkspaceID: "ws", ItemID: "lh", Target: "t",
 		Spec: eventstream.Spec{SchemaMode: "merge"}.Encode()}
-	if _, err := writers["Lakehouse"](rt, d); err == nil || !strings.Contains(err.Error(), `"merge"`) {
+	if _, err := writerOf(rt, d); err == nil || !strings.Contains(err.Error(), `"merge"`) {
 		t.Fatalf("error %v", err)
 	}
 }
@@ -230,4 +230,13 @@ func TestProcessorOrdersColumnsByOperators(t *testing.T) {
 			t.Fatalf("operators %s: schema %v, want %s (%v)", c.ops, snap.Schema, c.want, err)
 		}
 	}
+}
+
+// writerOf builds d's writer as launchDrain does, with its spec decoded.
+func writerOf(rt *Runtime, d store.Destination) (rowWriter, error) {
+	spec, err := eventstream.SpecOf(d)
+	if err != nil {
+		return nil, err
+	}
+	return writers[d.Type](rt, d, spec)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/jobs"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
@@ -109,5 +110,7 @@ func (w reflexWriter) write(ctx context.Context, seq int64, out []outRow) error 
 }
 
 func init() {
-	writers["Reflex"] = func(rt *Runtime, d store.Destination) (rowWriter, error) { return reflexWriter{rt: rt, dest: d}, nil }
+	writers["Reflex"] = func(rt *Runtime, d store.Destination, _ eventstream.Spec) (rowWriter, error) {
+		return reflexWriter{rt: rt, dest: d}, nil
+	}
 }

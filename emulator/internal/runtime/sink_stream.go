@@ -112,11 +112,7 @@ func (w *streamWriter) readLast(ctx context.Context) (mark, error) {
 }
 
 func init() {
-	writers[eventstream.DerivedStreamType] = func(rt *Runtime, d store.Destination) (rowWriter, error) {
-		spec, err := eventstream.SpecOf(d)
-		if err != nil {
-			return nil, err
-		}
+	writers[eventstream.DerivedStreamType] = func(rt *Runtime, d store.Destination, spec eventstream.Spec) (rowWriter, error) {
 		return &streamWriter{rt: rt, s: eventstream.Stream{ID: d.Target, Name: cmp.Or(spec.Name, d.Target),
 			Type: eventstream.DerivedStreamType, Topic: eventstream.DerivedTopic(d.EventstreamID, d.Target)}}, nil
 	}

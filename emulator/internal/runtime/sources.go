@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/fabrictest/fabrictest/emulator/internal/definition"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/sample"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
@@ -102,23 +101,17 @@ func (rt *Runtime) wantedSources(ctx context.Context, es store.Item) ([]sourceSp
 	if err != nil || len(props.Streams) == 0 {
 		return nil, err
 	}
-	t, err := props.Topology()
-	if t == nil || err != nil {
+	srcs, err := props.RunSources()
+	if err != nil {
 		return nil, err
 	}
 	streamPaused := props.StreamPaused()
-	var out []sourceSpec
-	for _, n := range t.Sources {
-		id := strings.ToLower(n.ID())
-		s := sourceSpec{EventstreamID: es.ID, ID: id, Type: n.Type, Topic: props.Streams[0].Topic,
-			paused: streamPaused || props.IsPaused(id)}
-		switch {
-		case n.Is("SampleData"):
-			s.Sample, _ = sample.Canonical(n.Str("type"))
-		case slices.Contains(KafkaSourceTypes, n.Type), slices.Contains(EventHubSourceTypes, n.Type):
-			rt.kafkaSource(ctx, es.WorkspaceID, n, &s)
-		default:
-			continue
+	out := make([]sourceSpec, 0, len(srcs))
+	for _, src := range srcs {
+		s := sourceSpec{EventstreamID: es.ID, ID: src.ID, Type: src.Type, Topic: props.Streams[0].Topic,
+			paused: streamPaused || props.IsPaused(src.ID), Sample: src.Sample}
+		if src.Kafka != nil {
+			rt.kafkaSource(ctx, es.WorkspaceID, src, &s)
 		}
 		out = append(out, s)
 	}
@@ -267,13 +260,14 @@ func (rt *Runtime) closeSources() {
 	}
 }
 
-// kafkaSource sets the Kafka-protocol source s of node n (workspace ws):
-// its properties and its connection, or why the connection is missing.
-func (rt *Runtime) kafkaSource(ctx context.Context, ws string, n *definition.Node, s *sourceSpec) {
-	k := KafkaPropsOf(n)
+// kafkaSource sets the Kafka-protocol source s of run source src
+// (workspace ws): its properties and its connection, or why the connection
+// is missing.
+func (rt *Runtime) kafkaSource(ctx context.Context, ws string, src eventstream.Source, s *sourceSpec) {
+	k := *src.Kafka
 	conn, err := rt.DataConnection(ctx, ws, k.DataConnectionID)
-	if slices.Contains(EventHubSourceTypes, n.Type) {
-		k = EventHubPropsOf(n, conn)
+	if eventstream.IsEventHub(src.Type) {
+		k = eventHubProps(k, conn)
 	}
 	s.Kafka = &k
 	switch {

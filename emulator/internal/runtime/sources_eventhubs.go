@@ -1,10 +1,6 @@
 package runtime
 
-import (
-	"strings"
-
-	"github.com/fabrictest/fabrictest/emulator/internal/definition"
-)
+import "github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 
 // Event Hubs and IoT Hub sources read their event hub through the Kafka
 // protocol, as Kafka-protocol sources do (sources_kafka.go): the connection
@@ -15,19 +11,11 @@ import (
 // when left out) is where a group without committed offsets starts.
 
 // EventHubSourceTypes are the Event Hubs-protocol source types the emulator runs.
-var EventHubSourceTypes = []string{"AzureEventHub", "AzureIoTHub"}
+var EventHubSourceTypes = eventstream.EventHubSourceTypes
 
-// EventHubPropsOf reads Event Hubs or IoT Hub source node n, reading the
-// event hub of connection conn.
-func EventHubPropsOf(n *definition.Node, conn KafkaConnection) KafkaSourceProps {
-	start := "Latest"
-	if strings.EqualFold(n.Str("startPosition"), "Earliest") {
-		start = "Earliest"
-	}
-	return KafkaSourceProps{
-		DataConnectionID:  strings.ToLower(n.Str("dataConnectionId")),
-		Topic:             conn.EventHub,
-		ConsumerGroupName: n.Str("consumerGroupName"),
-		AutoOffsetReset:   start,
-	}
+// eventHubProps are Event Hubs or IoT Hub source k's properties reading
+// the event hub of connection conn.
+func eventHubProps(k KafkaSourceProps, conn KafkaConnection) KafkaSourceProps {
+	k.Topic = conn.EventHub
+	return k
 }

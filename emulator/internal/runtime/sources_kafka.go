@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fabrictest/fabrictest/emulator/internal/definition"
 	"github.com/fabrictest/fabrictest/emulator/internal/drain"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -30,7 +30,7 @@ import (
 // source starts), None (the source fails until offsets are committed).
 
 // KafkaSourceTypes are the Kafka-protocol source types the emulator runs.
-var KafkaSourceTypes = []string{"ApacheKafka", "ConfluentCloud", "AmazonMSKKafka"}
+var KafkaSourceTypes = eventstream.KafkaSourceTypes
 
 // kafkaRetry is how long a failed Kafka source waits before trying again.
 const kafkaRetry = time.Second
@@ -38,37 +38,9 @@ const kafkaRetry = time.Second
 // kafkaProbeTimeout bounds the checks that the cluster answers and has the topic.
 const kafkaProbeTimeout = 3 * time.Second
 
-// KafkaSourceProps are a Kafka-protocol source's properties.
-type KafkaSourceProps struct {
-	DataConnectionID  string `json:"dataConnectionId"`
-	Topic             string `json:"topic"`
-	ConsumerGroupName string `json:"consumerGroupName"`
-	AutoOffsetReset   string `json:"autoOffsetReset"`
-	SASLMechanism     string `json:"saslMechanism,omitempty"`
-	SecurityProtocol  string `json:"securityProtocol,omitempty"`
-	// TLS is the node's tlsSettings (sources_kafka_tls.go); nil without.
-	TLS *KafkaTLSSettings `json:"tls,omitempty"`
-}
-
-// KafkaPropsOf reads the properties of Kafka-protocol source node n.
-func KafkaPropsOf(n *definition.Node) KafkaSourceProps {
-	return KafkaSourceProps{
-		DataConnectionID:  strings.ToLower(n.Str("dataConnectionId")),
-		Topic:             n.Str("topic"),
-		ConsumerGroupName: n.Str("consumerGroupName"),
-		AutoOffsetReset:   n.Str("autoOffsetReset"),
-		SASLMechanism:     n.Str("saslMechanism"),
-		SecurityProtocol:  n.Str("securityProtocol"),
-		TLS:               tlsSettingsOrNil(n),
-	}
-}
-
-// tlsSettingsOrNil reads n's tlsSettings, checked when the definition was
-// accepted (an unreadable one is left out).
-func tlsSettingsOrNil(n *definition.Node) *KafkaTLSSettings {
-	ts, _ := TLSSettingsOf(n)
-	return ts
-}
+// KafkaSourceProps are a Kafka-protocol source's properties, as its
+// definition was decoded when stored.
+type KafkaSourceProps = eventstream.KafkaSource
 
 // kafkaClientOpts are the options that reach the cluster of s: the
 // connection's settings, with the source's securityProtocol and
