@@ -108,6 +108,9 @@ FUZZ_TARGETS := \
 	emulator/internal/amqp:FuzzReadFrame \
 	emulator/internal/amqp:FuzzDecodeValue \
 	emulator/internal/amqp:FuzzDecodeMessage \
+	emulator/internal/amqp/eventhubs:FuzzConnection \
+	emulator/internal/amqp/eventhubs:FuzzParseSAS \
+	emulator/internal/amqp/eventhubs:FuzzParseSelector \
 	emulator/rows:FuzzCheckValue \
 	emulator/rows:FuzzScanFlat \
 	emulator/rows:FuzzIsObject \
