@@ -24,10 +24,10 @@ func (s *Server) startAMQP() error {
 		c.NextProtos = nil
 		ln = tls.NewListener(ln, c)
 	}
-	s.eh = eventhubs.NewServer(ehHost{s: s}, eventhubs.Options{Logger: s.cfg.logger})
-	s.ehLn = ln
+	srv := eventhubs.NewServer(ehHost{s: s}, eventhubs.Options{Logger: s.cfg.logger})
+	s.eh, s.ehLn = srv, ln
 	go func() {
-		if err := s.eh.Serve(ln); err != nil && !errors.Is(err, eventhubs.ErrServerClosed) {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, eventhubs.ErrServerClosed) {
 			s.cfg.logger.Error("amqp endpoint stopped", "err", err)
 		}
 	}()
@@ -47,13 +47,14 @@ func (s *Server) AMQPEndpoint() string {
 	return s.ehLn.Addr().String()
 }
 
-// closeAMQP stops the Event Hubs surface and its connections.
+// closeAMQP stops the Event Hubs surface and its connections (again: a
+// no-op).
 func (s *Server) closeAMQP() error {
 	if s.eh == nil {
 		return nil
 	}
 	err := s.eh.Close()
-	s.eh = nil
+	s.ehLn.Close() // Serve may not have taken it yet
 	return err
 }
 
