@@ -108,8 +108,10 @@
 // owner level share a partition of a consumer group
 // (amqp:resource-limit-exceeded). The door reads from the host as the
 // client grants credit (prefetch), at most 256 events at a time, polls
-// every PollInterval while nothing is there, honours drain, sends settled
-// or unsettled deliveries as the client's snd-settle-mode asks, and
+// every PollInterval while nothing is there, honours drain, sends
+// deliveries settled (as Event Hubs does: the SDKs never settle what they
+// receive) unless the client's snd-settle-mode asks for unsettled ones,
+// and
 // annotates every message with x-opt-sequence-number (long), x-opt-offset
 // (string), x-opt-enqueued-time (timestamp) and x-opt-partition-key.
 // Outcomes the client sends (accepted, rejected, released, modified)

@@ -196,13 +196,29 @@ func (h *fakeHost) Read(_ context.Context, name, group string, p int, from Posit
 	if err != nil {
 		return nil, err
 	}
+	part := hub.parts[p]
+	start := 0
+	if from.Kind == FromSequence && !from.Inclusive { // sequence numbers are indexes here
+		start = int(min(max64(from.Value, -1)+1, int64(len(part))))
+	}
 	var out []StoredEvent
-	for _, e := range hub.parts[p] {
-		if len(out) < max && after(e, from) {
+	for _, e := range part[start:] {
+		if len(out) == max {
+			break
+		}
+		if after(e, from) {
 			out = append(out, e)
 		}
 	}
 	return out, nil
+}
+
+// max64 returns the larger of a and b.
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
 }
 
 // after reports whether e is at or after a position.
@@ -257,7 +273,7 @@ type testServer struct {
 }
 
 // startServer serves a fake host on 127.0.0.1:0 until the test ends.
-func startServer(t *testing.T, opts Options) *testServer {
+func startServer(t testing.TB, opts Options) *testServer {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

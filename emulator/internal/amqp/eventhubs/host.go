@@ -112,7 +112,8 @@ type Host interface {
 	PartitionInfo(ctx context.Context, hub string, partition int) (PartitionInfo, error)
 	// Send appends events to a hub, to partition (or, when partition is
 	// -1, where their partition keys place them). A nil error means the
-	// events are durable.
+	// events are durable. The events and their bytes are the host's to
+	// keep: the door does not reuse them.
 	Send(ctx context.Context, g Grant, hub string, partition int, events []Event) error
 	// Read returns up to max events of a partition from a position
 	// (never FromLatest: the door resolves it with PartitionInfo when the

@@ -19,16 +19,18 @@ type outLink struct {
 	credit        uint32
 	deliveryCount uint32
 	drain         bool
-	settled       bool // the client asked for settled deliveries
+	settled       bool // deliveries go settled unless the client asked for unsettled ones
 	queue         []*amqp.Message
 	wakeCh        chan struct{}
 	pos           Position
 	tag           uint64
 }
 
-// newOutLink makes the sending end for a client's receiver attach.
+// newOutLink makes the sending end for a client's receiver attach. As
+// Event Hubs does, it sends deliveries settled unless the client asks for
+// snd-settle-mode unsettled: the SDKs never settle what they receive.
 func newOutLink(l *link, a *amqp.Attach) *outLink {
-	return &outLink{l: l, settled: a.SndSettleMode == amqp.SndSettled, wakeCh: make(chan struct{}, 1)}
+	return &outLink{l: l, settled: a.SndSettleMode != amqp.SndUnsettled, wakeCh: make(chan struct{}, 1)}
 }
 
 // takeFlow applies a client's flow; the caller holds mu.

@@ -100,14 +100,8 @@ func (o *outLink) pumpEvents() (bool, *amqp.Error) {
 		o.finishDrain()
 		return false, nil
 	}
-	for i := range events {
-		if o.available() == 0 {
-			break // the client took credit back
-		}
-		if e := o.sendMessage(eventMessage(&events[i])); e != nil {
-			return false, e
-		}
-		o.pos = Position{Kind: FromSequence, Value: events[i].SequenceNumber}
+	if e := o.sendEvents(events); e != nil {
+		return false, e
 	}
 	return true, nil
 }

@@ -202,3 +202,58 @@ func TestSDKConsumerFromOffsetAndTime(t *testing.T) {
 		t.Fatalf("from time %v got %q, want ccc", at, got[0].Body)
 	}
 }
+
+// TestSDKConsumerIsNotHeldByTheUnsettledBound receives more events than
+// MaxUnsettled with azeventhubs, which never settles: the door sends them
+// settled, as Event Hubs does.
+func TestSDKConsumerIsNotHeldByTheUnsettledBound(t *testing.T) {
+	ts := startServer(t, Options{MaxUnsettled: 4})
+	ctx := sdkContext(t)
+	var evs []Event
+	for i := range 12 {
+		evs = append(evs, Event{Body: []byte(fmt.Sprint(i))})
+	}
+	ts.host.Send(ctx, Grant{}, "es", 0, evs)
+	consumer, err := azeventhubs.NewConsumerClientFromConnectionString(ts.connString("key_x", testKey), "", azeventhubs.DefaultConsumerGroup, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer consumer.Close(ctx)
+	earliest := true
+	got := receive(ctx, t, consumer, azeventhubs.StartPosition{Earliest: &earliest}, 12)
+	if string(got[11].Body) != "11" {
+		t.Fatalf("last event %q", got[11].Body)
+	}
+}
+
+// TestSDKProducerToThirtyTwoPartitions sends to every partition of a
+// 32-partition hub with one producer, which keeps a session per partition
+// link: the default bounds must let it.
+func TestSDKProducerToThirtyTwoPartitions(t *testing.T) {
+	ts := startServer(t, Options{})
+	ts.host.addHub("big", 32)
+	ctx := sdkContext(t)
+	cs := fmt.Sprintf("Endpoint=sb://%s;SharedAccessKeyName=key_x;SharedAccessKey=%s;EntityPath=big;UseDevelopmentEmulator=true", ts.addr, testKey)
+	noRetry := &azeventhubs.ProducerClientOptions{RetryOptions: azeventhubs.RetryOptions{MaxRetries: -1}}
+	producer, err := azeventhubs.NewProducerClientFromConnectionString(cs, "", noRetry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer producer.Close(ctx)
+	for p := range 32 {
+		pid := fmt.Sprint(p)
+		b, err := producer.NewEventDataBatch(ctx, &azeventhubs.EventDataBatchOptions{PartitionID: &pid})
+		if err != nil {
+			t.Fatalf("partition %d: %v", p, err)
+		}
+		b.AddEventData(&azeventhubs.EventData{Body: []byte(pid)}, nil)
+		if err := producer.SendEventDataBatch(ctx, b, nil); err != nil {
+			t.Fatalf("partition %d: %v", p, err)
+		}
+	}
+	for p := range 32 {
+		if evs := ts.host.events("big", p); len(evs) != 1 || string(evs[0].Body) != fmt.Sprint(p) {
+			t.Fatalf("partition %d holds %d events", p, len(evs))
+		}
+	}
+}

@@ -35,8 +35,8 @@ var DefaultOptions = Options{
 	MaxFrameSize:     256 * 1024,
 	PreAuthFrameSize: 4096,
 	IdleTimeout:      60 * time.Second,
-	MaxSessions:      16,
-	MaxLinks:         256,
+	MaxSessions:      256, // azeventhubs opens a session per link
+	MaxLinks:         512,
 	MaxUnsettled:     2048,
 	MaxTokens:        64,
 	MaxMessageSize:   1024 * 1024,
