@@ -200,8 +200,8 @@ func to[T any](v T) *T { return &v }
 
 // TestEventHubsSDKRefusedWhenPausedOrRegenerated: a paused source refuses
 // the send (com.microsoft:entity-disabled, which the SDK does not
-// retry); after a resume it takes events again; a regenerated key refuses
-// new connections.
+// retry); after a resume it takes events again; a regenerated key closes
+// the connections opened with it and refuses new ones.
 func TestEventHubsSDKRefusedWhenPausedOrRegenerated(t *testing.T) {
 	f := deployEndpoint(t)
 	e := f.e
@@ -223,6 +223,9 @@ func TestEventHubsSDKRefusedWhenPausedOrRegenerated(t *testing.T) {
 	}
 
 	f.connection("POST", "/sources/"+f.src+"/connection/regenerateKeys", map[string]any{"keyType": "PrimaryKey"})
+	if err := ehSend(ctx, p2, nil, nil, `{"n":4}`); err == nil {
+		t.Fatal("a connection opened with a regenerated key still sends")
+	}
 	old := ehProducer(t, c.AccessKeys.PrimaryConnectionString)
 	if err := ehSend(ctx, old, nil, nil, `{"n":4}`); err == nil {
 		t.Fatal("a regenerated key still sends")
