@@ -120,7 +120,8 @@ FUZZ_TARGETS := \
 	emulator/pipeline:FuzzOperators \
 	emulator:FuzzDefinition \
 	emulator/internal/definition:FuzzCompile \
-	emulator:FuzzProduceBody
+	emulator:FuzzProduceBody \
+	emulator:FuzzStoredEvent
 
 test-fuzz:
 	GO=$(GO) FUZZ_TIME=$(FUZZ_TIME) bash scripts/fuzz.sh $(FUZZ_TARGETS)

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/amqp/eventhubs"
 	"github.com/fabrictest/fabrictest/emulator/internal/api"
 	"github.com/fabrictest/fabrictest/emulator/internal/auth"
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
@@ -28,21 +29,24 @@ import (
 // Server is one emulator: metadata store, token issuer, Kafka broker and the
 // HTTP API over them.
 type Server struct {
-	cfg     config
-	store   *store.Store
-	issuer  *auth.Issuer
-	entra   *entra.Service        // the Entra-compatible token service
-	trusted []*auth.TrustedIssuer // other issuers whose tokens are accepted
-	broker  *broker.Broker
-	api     *api.API
-	handler http.Handler         // the API, with the portal under portal.Prefix unless WithoutPortal
-	portal  interface{ Close() } // the portal, to end its live previews (nil without it)
-	rt      *runtime.Runtime     // the drains and sources behind the API
-	ingest  *control.Ingest      // the seam every door puts events in by
-	gw      *gateway.Gateway     // the custom endpoint's Kafka surface (nil: off)
-	jobs    *jobs.Runner
-	http    *http.Server
-	tmpDir  string // OneLake files when there is no data dir
+	cfg      config
+	store    *store.Store
+	issuer   *auth.Issuer
+	entra    *entra.Service        // the Entra-compatible token service
+	verifier *auth.Verifier        // checks bearer tokens (the API's, the Event Hubs door's)
+	trusted  []*auth.TrustedIssuer // other issuers whose tokens are accepted
+	broker   *broker.Broker
+	api      *api.API
+	handler  http.Handler         // the API, with the portal under portal.Prefix unless WithoutPortal
+	portal   interface{ Close() } // the portal, to end its live previews (nil without it)
+	rt       *runtime.Runtime     // the drains and sources behind the API
+	ingest   *control.Ingest      // the seam every door puts events in by
+	gw       *gateway.Gateway     // the custom endpoint's Kafka surface (nil: off)
+	eh       *eventhubs.Server    // the custom endpoint's Event Hubs surface (nil: off)
+	ehLn     net.Listener         // its listener
+	jobs     *jobs.Runner
+	http     *http.Server
+	tmpDir   string // OneLake files when there is no data dir
 
 	tlsMaterial *tlsca.Material                // as started; nil: plain HTTP and SASL_PLAINTEXT
 	tlsCurrent  atomic.Pointer[tlsca.Material] // what listeners serve (nameTLS may renew it)
@@ -98,7 +102,7 @@ func New(opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.entra = svc
+	s.entra, s.verifier = svc, verifier
 	if s.store, err = store.Open(cfg.dataDir); err != nil {
 		return nil, err
 	}
@@ -129,6 +133,9 @@ func New(opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	if err := s.rt.SyncAll(context.Background()); err != nil {
+		return nil, err
+	}
+	if err := s.startAMQP(); err != nil {
 		return nil, err
 	}
 	if err := s.startEndpoint(); err != nil {
@@ -203,6 +210,7 @@ func (s *Server) closeAll(ctx context.Context) error {
 	if s.http != nil {
 		errs = append(errs, s.http.Close())
 	}
+	errs = append(errs, s.closeAMQP())
 	if s.gw != nil {
 		errs = append(errs, s.gw.Close())
 		s.gw = nil

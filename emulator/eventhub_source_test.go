@@ -22,7 +22,9 @@ import (
 // Earliest reads what came before the source started; Latest only what
 // came after. The other source types stay refused by name.
 func TestSourceEventHubReadsAnotherEmulator(t *testing.T) {
-	other := deployEndpoint(t) // the "event hub": a second emulator's custom endpoint
+	// the "event hub": a second emulator's custom endpoint, its AMQP endpoint off
+	// so that its connection strings name its Kafka endpoint (read through here)
+	other := deployEndpoint(t, emulator.WithAMQPEndpoint("off"))
 	in := other.connection("GET", "/sources/"+other.src+"/connection", nil)
 	hub := other.connection("GET", "/destinations/"+other.out+"/connection", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -40,10 +40,12 @@ type config struct {
 	tls             tlsSettings   // WithTLS, WithTLSCertificate
 	kafkaSec        kafkaSettings // WithKafkaConfigFile, WithKafkaProperties
 	noPortal        bool          // WithoutPortal
+	amqp            amqpSettings  // WithAMQPEndpoint, WithAMQPEndpointAdvertised
 }
 
 func defaults() config {
-	return config{kafka: "embedded", partitions: 4, pageSize: 100, logger: slog.New(slog.DiscardHandler), endpointAddr: "127.0.0.1:0"}
+	return config{kafka: "embedded", partitions: 4, pageSize: 100, logger: slog.New(slog.DiscardHandler), endpointAddr: "127.0.0.1:0",
+		amqp: amqpSettings{addr: "127.0.0.1:0"}}
 }
 
 // Option configures a Server.

@@ -98,7 +98,7 @@ func wholeTemplate(t *testing.T, ws, lh, eh, db string, skip map[string]string) 
 // and, through the SQL node, a second one. Each cloud-only source and each
 // operator still refused on this branch is refused by name.
 func TestTemplateWhole(t *testing.T) {
-	other := deployEndpoint(t)
+	other := deployEndpoint(t, emulator.WithAMQPEndpoint("off")) // strings naming its Kafka endpoint
 	hub := other.connection("GET", "/destinations/"+other.out+"/connection", nil)
 	k := kustofake.Start(t)
 	e := startEnv(t, emulator.WithKQLURL(k.URL()), emulator.WithPartitions(1))

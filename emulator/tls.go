@@ -77,11 +77,11 @@ func (a tlsAdvertiser) Advertise(hostport string) error {
 }
 
 // tlsNames are the names the server certificate carries besides the
-// defaults: the custom endpoint's advertised and listen hosts (unless
-// wildcard) and the WithTLS names.
+// defaults: the custom endpoint's advertised and listen hosts, Kafka's and
+// AMQP's (unless wildcard), and the WithTLS names.
 func (s *Server) tlsNames() []string {
 	var names []string
-	for _, hp := range []string{s.cfg.endpointAdv, s.cfg.endpointAddr} {
+	for _, hp := range []string{s.cfg.endpointAdv, s.cfg.endpointAddr, s.cfg.amqp.adv, s.cfg.amqp.addr} {
 		if host, _, err := net.SplitHostPort(hp); err == nil && host != "" {
 			if ip := net.ParseIP(host); ip == nil || !ip.IsUnspecified() {
 				names = append(names, host)

@@ -65,7 +65,7 @@ var _ = Describe("Custom endpoint over the Kafka protocol on Apache Kafka", Labe
 		conn := es.SourceConnection(source.ID)
 		Expect(conn.EventHubName).To(Equal(es.Topic))
 		Expect(conn.AccessKeys.PrimaryConnectionString).To(MatchRegexp(
-			`^Endpoint=sb://[^/]+/;SharedAccessKeyName=key_[0-9a-f]{8};SharedAccessKey=[A-Za-z0-9+/]{43}=;EntityPath=` + es.Topic + `$`))
+			`^Endpoint=sb://[^/]+/;SharedAccessKeyName=key_[0-9a-f]{8};SharedAccessKey=[A-Za-z0-9+/]{43}=;(UseDevelopmentEmulator=true;)?EntityPath=` + es.Topic + `$`))
 
 		By("producing with a Kafka client configured the Event Hubs way (SASL PLAIN, $ConnectionString)")
 		producer, err := kgo.NewClient(append(conn.KafkaOpts(), kgo.DefaultProduceTopic(conn.EventHubName))...)

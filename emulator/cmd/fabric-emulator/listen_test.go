@@ -36,11 +36,26 @@ func TestServeNamesAddrFlagWhenTaken(t *testing.T) {
 // runs) is told to pick a free port or turn the endpoint off.
 func TestServeNamesEndpointFlagWhenTaken(t *testing.T) {
 	addr := takenAddr(t)
-	err := serve([]string{"--addr", "127.0.0.1:0", "--kafka", "embedded", "--kafka-endpoint", addr}, io.Discard, io.Discard)
+	err := serve([]string{"--addr", "127.0.0.1:0", "--kafka", "embedded", "--kafka-endpoint", addr, "--amqp-endpoint", "127.0.0.1:0"}, io.Discard, io.Discard)
 	if err == nil {
 		t.Fatal("serve on a taken --kafka-endpoint succeeded")
 	}
 	for _, want := range []string{addr + " is taken", "--kafka-endpoint 127.0.0.1:0", "--kafka-endpoint off"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+// A second emulator on a taken --amqp-endpoint (5672 while `make run`
+// runs) is told to pick a free port or turn the endpoint off.
+func TestServeNamesAMQPFlagWhenTaken(t *testing.T) {
+	addr := takenAddr(t)
+	err := serve([]string{"--addr", "127.0.0.1:0", "--kafka", "embedded", "--kafka-endpoint", "127.0.0.1:0", "--amqp-endpoint", addr}, io.Discard, io.Discard)
+	if err == nil {
+		t.Fatal("serve on a taken --amqp-endpoint succeeded")
+	}
+	for _, want := range []string{addr + " is taken", "--amqp-endpoint 127.0.0.1:0", "--amqp-endpoint off"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}

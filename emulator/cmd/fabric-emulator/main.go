@@ -1,6 +1,6 @@
 // Command fabric-emulator runs the Fabric Eventstream emulator standalone.
 //
-//	fabric-emulator serve [--addr 127.0.0.1:5080] [--kafka embedded|none|host:port,…] [--kafka-config client.properties] [--data-dir DIR] [--kql-url URL] [--kafka-endpoint 127.0.0.1:9093]
+//	fabric-emulator serve [--addr 127.0.0.1:5080] [--kafka embedded|none|host:port,…] [--kafka-config client.properties] [--data-dir DIR] [--kql-url URL] [--kafka-endpoint 127.0.0.1:9093] [--amqp-endpoint 127.0.0.1:5672]
 //	fabric-emulator token [--addr 127.0.0.1:5080] [--principal GUID] [--audience URL] [--expires-in SECONDS]
 //	fabric-emulator advertise-endpoint [--addr 127.0.0.1:5080] HOST:PORT
 //	fabric-emulator ca [--data-dir DIR] [--addr 127.0.0.1:5080]
@@ -99,6 +99,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	asyncOps := fs.Bool("async-operations", os.Getenv("FABRIC_ASYNC_OPERATIONS") == "true", "answer item creation as a long-running operation (202, then poll /v1/operations/{id}) (FABRIC_ASYNC_OPERATIONS=true)")
 	endpoint := fs.String("kafka-endpoint", env("FABRIC_KAFKA_ENDPOINT", "127.0.0.1:9093"), "listen address of the custom endpoint's Kafka surface (SASL PLAIN with the connection strings of CustomEndpoint nodes); 127.0.0.1:0 picks a free port, off turns it off (FABRIC_KAFKA_ENDPOINT)")
 	endpointAdv := fs.String("kafka-endpoint-advertised", env("FABRIC_KAFKA_ENDPOINT_ADVERTISED", ""), "host:port connection strings name when clients reach --kafka-endpoint by another address (FABRIC_KAFKA_ENDPOINT_ADVERTISED)")
+	amqpEndpoint := fs.String("amqp-endpoint", env("FABRIC_AMQP_ENDPOINT", ""), "listen address of the custom endpoint's Event Hubs surface (AMQP 1.0 for the Event Hubs SDKs; AMQPS with --tls); default 127.0.0.1:5672, 127.0.0.1:5671 with --tls; 127.0.0.1:0 picks a free port, off turns it off (FABRIC_AMQP_ENDPOINT)")
+	amqpAdv := fs.String("amqp-endpoint-advertised", env("FABRIC_AMQP_ENDPOINT_ADVERTISED", ""), "host:port connection strings name when Event Hubs clients reach --amqp-endpoint by another address (FABRIC_AMQP_ENDPOINT_ADVERTISED)")
 	kafkaConfig := fs.String("kafka-config", env("FABRIC_KAFKA_CONFIG", ""), "Kafka client properties file (client.properties) with the security settings of the --kafka cluster: security.protocol, sasl.mechanism, sasl.jaas.config, PEM ssl.truststore.* and ssl.keystore.*; FABRIC_KAFKA_CONFIG_<KEY> variables add or override keys (FABRIC_KAFKA_CONFIG)")
 	portal := fs.Bool("portal", os.Getenv("FABRIC_EMULATOR_PORTAL") != "false", "serve the portal at /_emulator/portal/ (FABRIC_EMULATOR_PORTAL=false turns it off)")
 	verbose := fs.Bool("v", false, "log every server-side failure at debug detail")
@@ -129,6 +131,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		emulator.WithKafkaEndpoint(*endpoint),
 		emulator.WithKafkaEndpointAdvertised(*endpointAdv),
 		emulator.WithKafkaConfigFile(*kafkaConfig),
+		emulator.WithAMQPEndpointAdvertised(*amqpAdv),
 		emulator.WithKafkaEnv(os.Environ()),
 	}
 	if *advertised != "" {
@@ -145,7 +148,15 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	opts = append(opts, identityOpts...)
 	opts = append(opts, tlsFlags.options(*addr)...)
-	listeners := serveListenFlags(*addr, *endpoint, *kafkaPort)
+	if *amqpEndpoint == "" {
+		*amqpEndpoint = "127.0.0.1:5672"
+		if *tlsFlags.on {
+			*amqpEndpoint = "127.0.0.1:5671"
+		}
+	}
+	opts = append(opts, emulator.WithAMQPEndpoint(*amqpEndpoint))
+	listeners := append(serveListenFlags(*addr, *endpoint, *kafkaPort), listenFlag{"--amqp-endpoint", *amqpEndpoint,
+		"start this one with --amqp-endpoint 127.0.0.1:0 (a free port) or --amqp-endpoint off, or stop the other one"})
 	srv, err := emulator.New(opts...)
 	if err != nil {
 		return explainListen(err, listeners...)
@@ -165,6 +176,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	if ep := srv.KafkaEndpoint(); ep != "" {
 		kafkaDesc += ", custom endpoint " + ep
+	}
+	if ep := srv.AMQPEndpoint(); ep != "" {
+		kafkaDesc += ", event hubs " + ep
 	}
 	fmt.Fprintf(stdout, "fabric-emulator ready at %s://%s (kafka: %s, data: %s%s)\n", srv.Scheme(), ln.Addr(), kafkaDesc, cmp.Or(*dataDir, "in memory"), tlsDesc(srv, *dataDir))
 	if *portal {

@@ -56,7 +56,7 @@ func startProc(t *testing.T, bin, dataDir, logPath string, extra ...string) *pro
 	}
 	defer logf.Close()
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--kafka", "embedded",
-		"--kafka-endpoint", "127.0.0.1:0", "--data-dir", dataDir}, extra...)...)
+		"--kafka-endpoint", "127.0.0.1:0", "--amqp-endpoint", "127.0.0.1:0", "--data-dir", dataDir}, extra...)...)
 	cmd.Stderr = logf
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -127,9 +127,50 @@ func (a *API) namespace() (string, error) {
 	return addr, nil
 }
 
-// connectionString is Fabric's form of a custom endpoint connection string.
-func connectionString(namespace, keyName, key, entity string) string {
-	return fmt.Sprintf("Endpoint=sb://%s/;SharedAccessKeyName=%s;SharedAccessKey=%s;EntityPath=%s", namespace, keyName, key, entity)
+// eventHubsDoor is the Event Hubs (AMQP) endpoint, when the attached
+// gateway knows one: the address connection strings name and whether it
+// speaks AMQPS.
+type eventHubsDoor interface {
+	AMQPAddr() (addr string, tls bool)
+}
+
+// amqpEndpoint returns the AMQP endpoint's host[:port] as connection
+// strings write it (the port only when it is not AMQP's, 5672, or
+// AMQPS's, 5671), whether it is plain AMQP, and false when there is none.
+func (a *API) amqpEndpoint() (hostport string, plain, ok bool) {
+	d, isDoor := a.gateway.(eventHubsDoor)
+	if !isDoor {
+		return "", false, false
+	}
+	addr, tls := d.AMQPAddr()
+	if addr == "" {
+		return "", false, false
+	}
+	std := "5672"
+	if tls {
+		std = "5671"
+	}
+	if host, port, err := net.SplitHostPort(addr); err == nil && port == std {
+		addr = host
+	}
+	return addr, !tls, true
+}
+
+// connectionString is Fabric's form of a custom endpoint connection
+// string. Its Endpoint names the Event Hubs (AMQP) endpoint when there is
+// one, with UseDevelopmentEmulator=true when it is plain AMQP (what the
+// Event Hubs SDKs need to speak AMQP without TLS), else the Kafka
+// endpoint's namespace. Kafka clients ignore Endpoint: they bootstrap at
+// fullyQualifiedNamespace (with :9093 when it has no port).
+func (a *API) connectionString(namespace, keyName, key, entity string) string {
+	dev := ""
+	if amqp, plain, ok := a.amqpEndpoint(); ok {
+		namespace = amqp
+		if plain {
+			dev = "UseDevelopmentEmulator=true;"
+		}
+	}
+	return fmt.Sprintf("Endpoint=sb://%s/;SharedAccessKeyName=%s;SharedAccessKey=%s;%sEntityPath=%s", namespace, keyName, key, dev, entity)
 }
 
 // connection renders the connection of node, a CustomEndpoint of es.
@@ -160,8 +201,8 @@ func (a *API) connection(ctx context.Context, es store.Item, node, list string) 
 		AccessKeys: wire.AccessKeys{
 			PrimaryKey:                k.Primary,
 			SecondaryKey:              k.Secondary,
-			PrimaryConnectionString:   connectionString(ns, k.KeyName, k.Primary, entity),
-			SecondaryConnectionString: connectionString(ns, k.KeyName, k.Secondary, entity),
+			PrimaryConnectionString:   a.connectionString(ns, k.KeyName, k.Primary, entity),
+			SecondaryConnectionString: a.connectionString(ns, k.KeyName, k.Secondary, entity),
 		},
 	}
 	if list == "destinations" {
@@ -281,4 +322,22 @@ func (a *API) revokeSessions(nodes ...string) {
 		a.gateway.Revoke(n + "/" + primaryKey)
 		a.gateway.Revoke(n + "/" + secondaryKey)
 	}
+}
+
+// ownEndpoint points a connection string this emulator handed out, whose
+// Endpoint names its AMQP endpoint, at its Kafka endpoint instead: an
+// AzureEventHub source reads through the Kafka surface.
+func (a *API) ownEndpoint(k *kafkaConnection) {
+	amqp, _, ok := a.amqpEndpoint()
+	if !ok || k.ConnectionString == "" {
+		return
+	}
+	parts := strings.Split(k.ConnectionString, ";")
+	for i, p := range parts {
+		name, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+		if strings.EqualFold(name, "endpoint") && strings.EqualFold(strings.TrimSuffix(strings.TrimPrefix(strings.ToLower(v), "sb://"), "/"), amqp) {
+			parts[i] = "Endpoint=sb://" + a.gateway.Addr() + "/"
+		}
+	}
+	k.ConnectionString = strings.Join(parts, ";")
 }

@@ -186,6 +186,7 @@ func (a *API) putConnection(c *call) error {
 		return err
 	}
 	k := req.kafkaConnection
+	a.ownEndpoint(&k)
 	if err := checkConnection(&k); err != nil {
 		return err
 	}

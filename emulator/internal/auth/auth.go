@@ -44,6 +44,9 @@ const (
 	AudiencePowerBI = "https://analysis.windows.net/powerbi/api"
 	AudienceStorage = "https://storage.azure.com"
 	AudienceKusto   = "https://kusto.kusto.windows.net"
+	// AudienceEventHubs is the audience of Entra tokens the Event Hubs
+	// SDKs put on $cbs (scope https://eventhubs.azure.net/.default).
+	AudienceEventHubs = "https://eventhubs.azure.net"
 )
 
 // DefaultPrincipal is the oid of tokens minted without an explicit principal.

@@ -51,6 +51,16 @@ func (v *Verifier) VerifyStorage(ctx context.Context, authorization string) (*Cl
 	return c, checkAudience(c, AudienceStorage)
 }
 
+// VerifyEventHubs checks a bare token (no "Bearer " prefix, as the Event
+// Hubs SDKs put it on $cbs) whose audience must be AudienceEventHubs.
+func (v *Verifier) VerifyEventHubs(ctx context.Context, token string) (*Claims, error) {
+	c, err := v.verify(ctx, "Bearer "+token)
+	if err != nil {
+		return nil, err
+	}
+	return c, checkAudience(c, AudienceEventHubs)
+}
+
 // verify checks the signature and expiry of a bearer token; a token
 // whose signature checked out before has only its expiry checked again.
 func (v *Verifier) verify(ctx context.Context, authorization string) (*Claims, error) {
@@ -152,7 +162,7 @@ func checkClaims(c *Claims) error {
 	return nil
 }
 
-// checkAudience requires the storage audience and a principal.
+// checkAudience requires audience want and a principal.
 func checkAudience(c *Claims, want string) error {
 	for _, a := range c.Audience {
 		if strings.TrimSuffix(a, "/") == want {

@@ -34,7 +34,10 @@ type callTopicPartitioner struct {
 
 // RequiresConsistency keeps a keyed record on its key's partition even
 // while that partition has no leader, as Kafka's partitioner does.
-func (p *callTopicPartitioner) RequiresConsistency(r *kgo.Record) bool { return r.Key != nil }
+func (p *callTopicPartitioner) RequiresConsistency(r *kgo.Record) bool {
+	_, pin := pinned(r)
+	return pin || r.Key != nil
+}
 
 // Partition is never called: PartitionByBackup is.
 func (p *callTopicPartitioner) Partition(r *kgo.Record, n int) int {
@@ -50,8 +53,13 @@ func (p *callTopicPartitioner) OnNewBatch() {
 }
 
 // PartitionByBackup picks r's partition among n: by key hash, else the
-// pinned one, else the least backed up.
+// pinned one, else the least backed up; a record pinned by PinPartition
+// goes to its partition (when the topic has it; the caller checks).
 func (p *callTopicPartitioner) PartitionByBackup(r *kgo.Record, n int, backup kgo.TopicBackupIter) int {
+	if pin, ok := pinned(r); ok && int(pin) < n {
+		p.lastKeyed = true // the unkeyed records' pin stays
+		return int(pin)
+	}
 	if p.lastKeyed = r.Key != nil; p.lastKeyed {
 		return p.keyed.Partition(r, n)
 	}

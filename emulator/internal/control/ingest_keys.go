@@ -83,6 +83,34 @@ func (in *Ingest) Authenticate(ctx context.Context, username, password string) (
 	default:
 		return Grant{}, unauthenticated("invalid SharedAccessKey for %s (wrong, or regenerated since)", name)
 	}
+	return in.grantOf(ctx, keys, cached, gen, keyType, entity)
+}
+
+// AuthenticateKey checks a credential made from a shared access key of key
+// name (an Event Hubs SAS token): verify is called with the primary key,
+// then with the secondary, and the first it accepts is the key. Then, as
+// Authenticate: the node still exists, a source is not paused, and entity
+// (when not empty) is its topic. A refusal of verify for both keys is
+// worded with the primary's error.
+func (in *Ingest) AuthenticateKey(ctx context.Context, name, entity string, verify func(key string) error) (Grant, error) {
+	keys, cached, gen, err := in.keysNamed(ctx, name)
+	if err != nil {
+		return Grant{}, err
+	}
+	keyType := PrimaryKey
+	if err := verify(keys.Primary); err != nil {
+		if verify(keys.Secondary) != nil {
+			return Grant{}, unauthenticated("%v (the key of %s is wrong, or was regenerated since)", err, name)
+		}
+		keyType = SecondaryKey
+	}
+	return in.grantOf(ctx, keys, cached, gen, keyType, entity)
+}
+
+// grantOf is the grant of keys' key keyType, once the node still takes
+// connections for entity ("": any of its own).
+func (in *Ingest) grantOf(ctx context.Context, keys store.EndpointKeys, cached *keyEntry, gen uint64, keyType, entity string) (Grant, error) {
+	name := keys.KeyName
 	e, err := in.current(ctx, keys, cached, gen)
 	if err != nil {
 		return Grant{}, err
@@ -90,7 +118,7 @@ func (in *Ingest) Authenticate(ctx context.Context, username, password string) (
 	switch {
 	case e.gone != "":
 		return Grant{}, unauthenticated("%s", e.gone)
-	case entity != e.topic:
+	case entity != "" && entity != e.topic:
 		return Grant{}, unauthenticated("EntityPath %q is not the event hub of %s", entity, name)
 	case e.paused:
 		return Grant{}, unauthenticated("the custom endpoint of %s is paused; resume it (POST …/resume) to connect", name)

@@ -10,7 +10,7 @@ import (
 
 // knownResources are the resources whose tokens the service issues, by
 // their application ID URIs.
-var knownResources = []string{auth.AudienceFabric, auth.AudiencePowerBI, auth.AudienceStorage, auth.AudienceKusto}
+var knownResources = []string{auth.AudienceFabric, auth.AudiencePowerBI, auth.AudienceStorage, auth.AudienceKusto, auth.AudienceEventHubs}
 
 // knownResourcesText names them in refusals.
 var knownResourcesText = append(slices.Clone(knownResources), "https://{cluster}.kusto.windows.net", "https://{eventhouse}.kusto.fabric.microsoft.com")

@@ -1,0 +1,89 @@
+package emulator
+
+import (
+	"fmt"
+
+	"github.com/fabrictest/fabrictest/emulator/internal/amqp"
+	"github.com/fabrictest/fabrictest/emulator/internal/amqp/eventhubs"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// amqpPropertiesHeader marks a record an AMQP client sent: its value is
+// the message's properties section (maybe empty), and the record's other
+// headers are AMQP-encoded application properties.
+const amqpPropertiesHeader = "x-opt-amqp-properties"
+
+// recordOf is the Kafka record of an event an AMQP client sent.
+func recordOf(e eventhubs.Event) (*kgo.Record, error) {
+	r := &kgo.Record{Value: e.Body}
+	if e.Body == nil && e.Message != nil {
+		body, err := (&amqp.Message{Data: e.Message.Data, Sequence: e.Message.Sequence, Value: e.Message.Value, HasValue: e.Message.HasValue}).Marshal()
+		if err != nil {
+			return nil, fmt.Errorf("encode body: %w", err)
+		}
+		r.Value = body
+	}
+	if r.Value == nil {
+		r.Value = []byte{}
+	}
+	if e.PartitionKey != "" {
+		r.Key = []byte(e.PartitionKey)
+	}
+	for _, p := range e.ApplicationProperties {
+		name, ok := p.Key.(string)
+		if !ok {
+			return nil, fmt.Errorf("application property key %v is not a string", p.Key)
+		}
+		v, err := amqp.EncodeValue(p.Value)
+		if err != nil {
+			return nil, fmt.Errorf("encode application property %q: %w", name, err)
+		}
+		r.Headers = append(r.Headers, kgo.RecordHeader{Key: name, Value: v})
+	}
+	props := []byte{}
+	if e.Properties != nil {
+		b, err := (&amqp.Message{Properties: e.Properties}).Marshal()
+		if err != nil {
+			return nil, fmt.Errorf("encode properties: %w", err)
+		}
+		props = b
+	}
+	r.Headers = append(r.Headers, kgo.RecordHeader{Key: amqpPropertiesHeader, Value: props})
+	return r, nil
+}
+
+// storedEvent is a Kafka record as an AMQP receiver gets it.
+func storedEvent(r *kgo.Record) eventhubs.StoredEvent {
+	ev := eventhubs.Event{Body: r.Value, PartitionKey: string(r.Key)}
+	if ev.Body == nil {
+		ev.Body = []byte{}
+	}
+	typed := false
+	for _, h := range r.Headers {
+		if h.Key != amqpPropertiesHeader {
+			continue
+		}
+		typed = true
+		if m, err := amqp.DecodeMessage(h.Value); err == nil && len(h.Value) > 0 {
+			ev.Properties = m.Properties
+		}
+	}
+	for _, h := range r.Headers {
+		if h.Key == amqpPropertiesHeader {
+			continue
+		}
+		ev.ApplicationProperties = append(ev.ApplicationProperties, amqp.MapEntry{Key: h.Key, Value: headerValue(h.Value, typed)})
+	}
+	return eventhubs.StoredEvent{Event: ev, SequenceNumber: r.Offset, Offset: r.Offset, EnqueuedTime: r.Timestamp.UTC()}
+}
+
+// headerValue is a header's application property value: the AMQP value
+// it encodes when an AMQP client sent it, else its bytes as binary.
+func headerValue(b []byte, typed bool) any {
+	if typed {
+		if v, n, err := amqp.DecodeValue(b); err == nil && n == len(b) {
+			return v
+		}
+	}
+	return append([]byte{}, b...)
+}
