@@ -43,7 +43,7 @@ func startEmulator(t *testing.T, bin string) *docEmulator {
 	endpoint := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--kafka", "embedded",
-		"--kafka-endpoint", endpoint, "--data-dir", filepath.Join(dir, "data"))
+		"--kafka-endpoint", endpoint, "--amqp-endpoint", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "data"))
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -396,7 +396,7 @@ func BenchmarkIdleRSS(b *testing.B) {
 	addr := ln.Addr().String()
 	ln.Close()
 
-	cmd := exec.Command(bin, "serve", "--addr", addr, "--kafka", "embedded", "--kafka-endpoint", "127.0.0.1:0")
+	cmd := exec.Command(bin, "serve", "--addr", addr, "--kafka", "embedded", "--kafka-endpoint", "127.0.0.1:0", "--amqp-endpoint", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "FABRIC_EMULATOR_DATA=") // in memory, whatever the caller's environment
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

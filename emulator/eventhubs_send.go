@@ -58,7 +58,7 @@ func (h ehHost) callerOf(ctx context.Context, g eventhubs.Grant, hub string) (co
 		if err != nil {
 			return control.Caller{}, control.Target{}, err
 		}
-		return control.Caller{Principal: oid}, control.Target{Workspace: it.WorkspaceID, Eventstream: it.ID, Node: st.ID}, nil
+		return control.Caller{ID: oid}, control.Target{Workspace: it.WorkspaceID, Eventstream: it.ID, Node: st.ID}, nil
 	}
 	node, _, _ := strings.Cut(g.KeyID, "/")
 	itemID, _, _ := strings.Cut(hub, ".")

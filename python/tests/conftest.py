@@ -204,7 +204,7 @@ def _start_emulator(binary: Path, data_dir: Path, kafka: str, log_path: Path, *,
     log = open(log_path, "w")
     proc = subprocess.Popen(
         [str(binary), "serve", "--addr", f"127.0.0.1:{port}", "--kafka", kafka, "--data-dir", str(data_dir),
-         "--kafka-endpoint", "127.0.0.1:0"] + (["--tls"] if tls else []) + (extra or []),
+         "--kafka-endpoint", "127.0.0.1:0", "--amqp-endpoint", "127.0.0.1:0"] + (["--tls"] if tls else []) + (extra or []),
         stdout=subprocess.PIPE, stderr=log, text=True)
     ready: list[str] = []
 

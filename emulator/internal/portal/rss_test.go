@@ -55,7 +55,7 @@ var readyURL = regexp.MustCompile(`ready at (http://\S+)`)
 // pages), lets it idle 2 s, reads its VmRSS in bytes and stops it.
 func measureRSS(t *testing.T, bin string, portal bool) int64 {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--kafka", "embedded", "--kafka-endpoint", "127.0.0.1:0", "--portal="+strconv.FormatBool(portal))
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--kafka", "embedded", "--kafka-endpoint", "127.0.0.1:0", "--amqp-endpoint", "127.0.0.1:0", "--portal="+strconv.FormatBool(portal))
 	cmd.Env = append(os.Environ(), "FABRIC_EMULATOR_DATA=")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
