@@ -101,7 +101,7 @@ var performatives = map[uint64]func(*fieldReader) Performative{
 
 // EncodePerformative returns the encoded described list of p.
 func EncodePerformative(p Performative) ([]byte, error) {
-	b, err := AppendValue(nil, describe(p.descriptor(), p.fields()))
+	b, err := AppendValue(nil, describePerformative(p))
 	if err != nil {
 		return nil, fmt.Errorf("encode %s: %w", PerformativeName(p), err)
 	}
@@ -113,7 +113,7 @@ func EncodePerformative(p Performative) ([]byte, error) {
 func AppendPerformativeFrame(dst []byte, channel uint16, p Performative, payload []byte) ([]byte, error) {
 	start := len(dst)
 	dst = AppendFrame(dst, frameType(p), channel, nil)
-	dst, err := AppendValue(dst, describe(p.descriptor(), p.fields()))
+	dst, err := AppendValue(dst, describePerformative(p))
 	if err != nil {
 		return dst[:start], fmt.Errorf("encode %s: %w", PerformativeName(p), err)
 	}
@@ -136,4 +136,20 @@ func WritePerformative(w io.Writer, channel uint16, p Performative, payload []by
 		return fmt.Errorf("write %s: %w", PerformativeName(p), err)
 	}
 	return nil
+}
+
+// whole are the performatives sent with every field, trailing nulls
+// included: the spec lets a sender drop them, but the Python Event Hubs
+// SDK (azure-eventhub's own AMQP stack) reads these by position and fails
+// on a shorter list (IndexError on open's properties, a transfer's
+// payload read as its twelfth element).
+var whole = map[uint64]bool{descOpen: true, descBegin: true, descAttach: true, descTransfer: true}
+
+// describePerformative is p's described list, trimmed unless p is sent whole.
+func describePerformative(p Performative) Described {
+	code := p.descriptor()
+	if whole[code] {
+		return Described{Descriptor: code, Value: p.fields()}
+	}
+	return describe(code, p.fields())
 }

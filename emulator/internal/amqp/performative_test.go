@@ -17,13 +17,14 @@ func TestPerformativeVectors(t *testing.T) {
 		want []byte
 	}{
 		{"open", &Open{ContainerID: "c", MaxFrameSize: 512, ChannelMax: 1}, []byte{
-			0, 0, 0, 0x1a, 2, 0, 0, 0, // frame: size 26, doff 2, type AMQP, channel 0
+			0, 0, 0, 0x20, 2, 0, 0, 0, // frame: size 32, doff 2, type AMQP, channel 0
 			0x00, 0x53, 0x10, // described, smallulong 0x10 (open)
-			0xc0, 0x0d, 0x04, // list8, size 13, 4 fields (trailing nulls dropped)
+			0xc0, 0x13, 0x0a, // list8, size 19, all 10 fields (open is sent whole)
 			0xa1, 0x01, 'c', // container-id str8 "c"
 			0x40,                   // hostname null
 			0x70, 0, 0, 0x02, 0x00, // max-frame-size uint 512
 			0x60, 0x00, 0x01, // channel-max ushort 1
+			0x40, 0x40, 0x40, 0x40, 0x40, 0x40, // idle-time-out … properties: null
 		}},
 		{"disposition accepted", &Disposition{Role: RoleReceiver, Settled: true, State: &Accepted{}}, []byte{
 			0, 0, 0, 0x16, 2, 0, 0, 0, // size 22
@@ -265,8 +266,10 @@ func TestEncodePerformativeErrors(t *testing.T) {
 // absent, which the peer reads as the default, not as 0.
 func TestOpenZeroMaxFrameSize(t *testing.T) {
 	b, err := EncodePerformative(&Open{ContainerID: "c"})
-	// described open, list8 of 4 fields: "c", null, null, channel-max ushort 0
-	want := []byte{0x00, 0x53, 0x10, 0xc0, 0x09, 0x04, 0xa1, 0x01, 'c', 0x40, 0x40, 0x60, 0x00, 0x00}
+	// described open, list8 of all 10 fields: "c", null, null, channel-max
+	// ushort 0, then six nulls
+	want := []byte{0x00, 0x53, 0x10, 0xc0, 0x0f, 0x0a, 0xa1, 0x01, 'c', 0x40, 0x40, 0x60, 0x00, 0x00,
+		0x40, 0x40, 0x40, 0x40, 0x40, 0x40}
 	if err != nil || !bytes.Equal(b, want) {
 		t.Fatalf("open = % x, %v; want % x", b, err, want)
 	}
