@@ -18,8 +18,7 @@ import subprocess
 
 import pytest
 from conftest import REPO, Emulator
-from eventhubs_helpers import deploy_event_hub
-from test_eventhubs_sdk import kafka_records
+from eventhubs_helpers import connection_of, deploy_event_hub, kafka_records
 
 SEND = REPO / "python" / "tests" / "eventhubs_node" / "send.js"
 MODULES = REPO / ".cache" / "node-clients" / "node_modules"
@@ -32,10 +31,7 @@ def test_tutorial_producer_sends_50_events(embedded_emulator: Emulator) -> None:
         pytest.fail(f"node or @azure/event-hubs missing (node: {node}, {MODULES}); run `{INSTALL}`", pytrace=False)
     emu = embedded_emulator
     hub = deploy_event_hub(emu, emu.create_workspace("eventhubs-node"), "eh-node")
-    base = f"/v1/workspaces/{hub.es.workspace_id}/eventstreams/{hub.es.item_id}"
-    topo = emu.call("GET", base + "/topology")
-    src = next(s["id"] for s in topo["sources"] if s["name"] == "app")
-    conn = emu.call("GET", f"{base}/sources/{src}/connection")
+    conn = connection_of(emu, hub, "sources", "app")
     env = dict(os.environ, NODE_PATH=str(MODULES),
                EVENTHUB_CONNECTION_STRING=conn["accessKeys"]["primaryConnectionString"],
                EVENTHUB_NAME=conn["eventHubName"])

@@ -15,13 +15,12 @@ from __future__ import annotations
 import datetime as dt
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from conftest import Emulator
-from eventhubs_helpers import EventHub, deploy_event_hub
+from eventhubs_helpers import EventHub, connection_of, deploy_event_hub, kafka_records
 
 KEY = "device-7"
 PROPS = {"source": "sdk", "n": 7}
@@ -63,12 +62,8 @@ def sent(embedded_emulator: Emulator) -> Sent:
 
     emu = embedded_emulator
     hub = deploy_event_hub(emu, emu.create_workspace("eventhubs-sdk"), "eh-sdk")
-    base = f"/v1/workspaces/{hub.es.workspace_id}/eventstreams/{hub.es.item_id}"
-    topo = emu.call("GET", base + "/topology")
-    src = next(s["id"] for s in topo["sources"] if s["name"] == "app")
-    out = next(d["id"] for d in topo["destinations"] if d["name"] == "out")
-    send_conn = emu.call("GET", f"{base}/sources/{src}/connection")["accessKeys"]["primaryConnectionString"]
-    group = emu.call("GET", f"{base}/destinations/{out}/connection")["consumerGroupName"]
+    send_conn = connection_of(emu, hub, "sources", "app")["accessKeys"]["primaryConnectionString"]
+    group = connection_of(emu, hub, "destinations", "out")["consumerGroupName"]
     assert "UseDevelopmentEmulator=true" in send_conn, send_conn
 
     producer = EventHubProducerClient.from_connection_string(send_conn)
@@ -176,26 +171,6 @@ def test_reads_from_an_enqueued_time(sent: Sent, earliest: dict[str, list[Any]])
     assert first_late.enqueued_time > sent.between
     got = receive(sent, sent.partition_id, first_late.enqueued_time, inclusive=True, want=len(LATE))
     assert [body(e) for e in got] == LATE
-
-
-def kafka_records(hub: EventHub, n: int) -> Iterator[Any]:
-    """Every record of the event hub over the Kafka protocol, as Microsoft's
-    Kafka page sets the client up (SASL PLAIN, ``$ConnectionString``)."""
-    from kafka import KafkaConsumer
-
-    consumer = KafkaConsumer(hub.name, bootstrap_servers=hub.bootstrap, security_protocol="SASL_PLAINTEXT",
-                             sasl_mechanism="PLAIN", sasl_plain_username="$ConnectionString",
-                             sasl_plain_password=hub.connection_string, auto_offset_reset="earliest",
-                             group_id="eventhubs-sdk-check", consumer_timeout_ms=20000)
-    try:
-        seen = 0
-        for rec in consumer:
-            seen += 1
-            yield rec
-            if seen == n:
-                return
-    finally:
-        consumer.close()
 
 
 def test_kafka_reads_the_same_events_byte_exact(sent: Sent, earliest: dict[str, list[Any]]) -> None:
