@@ -31,6 +31,7 @@ test-deps:
 	bash scripts/install-test-deps.sh
 	bash scripts/install-python-deps.sh
 	bash scripts/install-java-clients.sh
+	bash scripts/install-node-clients.sh
 
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 

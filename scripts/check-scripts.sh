@@ -13,6 +13,7 @@
 #      build-kafka-image.sh --force      image fabrictest/kafka:3.9.1-local
 #      build-emulator-image.sh --force   image fabrictest/emulator:local
 #      install-python-deps.sh            a fresh venv in a temporary directory
+#      install-node-clients.sh           a fresh npm ci in a temporary directory
 #      install-test-deps.sh              kcat removed first (root only), axe-core removed first
 # 3. The other installers on their "up to date" path (ensure-docker.sh;
 #    install-spark-deps.sh and install-java-clients.sh when their stamps exist).
@@ -84,6 +85,14 @@ check_python_deps() {
   said install-python-deps.sh "up to date" || fail "install-python-deps.sh did work on its up-to-date path"
 }
 
+check_node_clients() {
+  local dir=$scratch/node-clients
+  FABRICTEST_NODE_CLIENTS=$dir run install-node-clients.sh || return 0
+  [ -f "$dir/node_modules/@azure/event-hubs/package.json" ] || fail "install-node-clients.sh exited 0 but $dir has no @azure/event-hubs"
+  FABRICTEST_NODE_CLIENTS=$dir run install-node-clients.sh || return 0
+  said install-node-clients.sh "up to date" || fail "install-node-clients.sh did work on its up-to-date path"
+}
+
 check_test_deps() {
   if [ "$(id -u)" -eq 0 ] && [ "${CHECK_SCRIPTS_SKIP_APT:-0}" != 1 ] && command -v kcat >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive apt-get -y -q remove kcat </dev/null >/dev/null 2>&1 || fail "could not remove kcat to test the install path"
@@ -117,6 +126,7 @@ check_test_deps
 check_image build-kafka-image.sh "${FABRICTEST_KAFKA_LOCAL_IMAGE:-fabrictest/kafka:3.9.1-local}"
 check_image build-emulator-image.sh "${FABRICTEST_EMULATOR_IMAGE:-fabrictest/emulator:local}"
 check_python_deps
+check_node_clients
 check_up_to_date
 
 if [ "$failures" -ne 0 ]; then

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,3 +61,33 @@ def deploy_event_hub(emu: Emulator, ws: str, name: str) -> EventHub:
     return EventHub(Eventstream(ws, es["id"], stream["id"], stream["topic"]),
                     conn["accessKeys"]["primaryConnectionString"], conn["fullyQualifiedNamespace"],
                     conn["eventHubName"])
+
+
+def connection_of(emu: Emulator, hub: EventHub, kind: str, name: str) -> dict[str, Any]:
+    """The connection route's answer for the node ``name`` of ``kind``
+    (``sources`` or ``destinations``) of the event hub's Eventstream."""
+    base = f"/v1/workspaces/{hub.es.workspace_id}/eventstreams/{hub.es.item_id}"
+    node = next(n["id"] for n in emu.call("GET", base + "/topology")[kind] if n["name"] == name)
+    return emu.call("GET", f"{base}/{kind}/{node}/connection")
+
+
+def kafka_records(hub: EventHub, n: int) -> Iterator[Any]:
+    """The first ``n`` records of the event hub over the Kafka protocol, as
+    Microsoft's Kafka page sets the client up (SASL PLAIN,
+    ``$ConnectionString`` and the destination's string); stops early when
+    nothing comes for 20 s."""
+    from kafka import KafkaConsumer
+
+    consumer = KafkaConsumer(hub.name, bootstrap_servers=hub.bootstrap, security_protocol="SASL_PLAINTEXT",
+                             sasl_mechanism="PLAIN", sasl_plain_username="$ConnectionString",
+                             sasl_plain_password=hub.connection_string, auto_offset_reset="earliest",
+                             group_id="eventhubs-sdk-check", consumer_timeout_ms=20000)
+    try:
+        seen = 0
+        for rec in consumer:
+            seen += 1
+            yield rec
+            if seen == n:
+                return
+    finally:
+        consumer.close()
