@@ -6,9 +6,20 @@ Kafka, and reading Delta tables."""
 from ._version import VERSION
 from .client import ApiError, Client
 from .emulator import FabricEmulator, service_principal_id
-from .items import Connection, Destination, Eventstream, Lakehouse, Table, Workspace, definition
+from .items import (
+    Connection,
+    Destination,
+    Eventstream,
+    Lakehouse,
+    Table,
+    Workspace,
+    definition,
+    lakehouse_destination,
+)
 from .process import EmulatorStartError
 
 __version__ = VERSION
-__all__ = ["ApiError", "Client", "Connection", "Destination", "EmulatorStartError", "Eventstream",
-           "FabricEmulator", "Lakehouse", "Table", "Workspace", "definition", "service_principal_id", "VERSION"]
+__all__ = [
+    "VERSION", "ApiError", "Client", "Connection", "Destination", "EmulatorStartError", "Eventstream",
+    "FabricEmulator", "Lakehouse", "Table", "Workspace", "definition", "lakehouse_destination", "service_principal_id",
+]

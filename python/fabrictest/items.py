@@ -236,3 +236,14 @@ class Table:
                         and f'"{self.name}"' in values:
                     found.append((item["displayName"], node))
         return found
+
+
+def lakehouse_destination(name: str, lakehouse: Lakehouse, table: str, input_node: str,
+                          **properties: Any) -> dict[str, Any]:
+    """A Lakehouse destination node for eventstream.json writing ``table`` of
+    ``lakehouse`` from ``input_node``. A definition's Lakehouse node batches
+    (Fabric's defaults: 100,000 rows or 120 s); pass ``minimumRows=1`` for a
+    commit per batch in tests."""
+    props = {"workspaceId": lakehouse.workspace.id, "itemId": lakehouse.id, "deltaTable": table,
+             "inputSerialization": {"type": "Json", "properties": {"encoding": "UTF8"}}, **properties}
+    return {"name": name, "type": "Lakehouse", "properties": props, "inputNodes": [{"name": input_node}]}
