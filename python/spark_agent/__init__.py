@@ -1,7 +1,7 @@
 """fabrictest's Spark adapter: the Fabric notebook's Eventstream snippet on JVM Spark and on Sail.
 
     from spark_agent import install
-    install(spark)                      # FABRIC_EMULATOR_URL / FABRIC_EMULATOR_TOKEN, or arguments
+    install(spark)                      # FABRIC_EMULATOR_URL; identity from AZURE_*, FABRIC_EMULATOR_TOKEN, or the default
     df = spark.readStream.format("kafka").options(**{"eventstream.itemid": item_id,
                                                      "eventstream.datasourceid": datasource_id}).load()
 

@@ -24,6 +24,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .identity import HOW_TO_CHOOSE, Identity, token_principal
+from .identity import from_environment as identity_from_environment
+
 DEFAULT_URL = "http://127.0.0.1:5080"
 URL_ENV = "FABRIC_EMULATOR_URL"
 TOKEN_ENV = "FABRIC_EMULATOR_TOKEN"
@@ -130,15 +133,22 @@ class Source:
 class EmulatorClient:
     """Calls the emulator with a bearer token.
 
-    ``token`` is a string, a callable returning one, or ``None``: then
-    ``$FABRIC_EMULATOR_TOKEN``, else a token minted by ``POST /_emulator/token``
-    on first use (and minted again once when the emulator answers
-    ``TokenExpired``).
+    ``token`` is a string, a callable returning one, or ``None``: then the
+    notebook's identity from the environment (:mod:`spark_agent.identity`:
+    the ``AZURE_*`` service principal through azure-identity, else
+    ``$FABRIC_EMULATOR_TOKEN``), else a token minted by ``POST /_emulator/token``
+    for the default principal on first use (and minted again once when the
+    emulator answers ``TokenExpired``). A ``403`` names the principal, the
+    workspace and how to choose another identity.
     """
 
     def __init__(self, url: str | None = None, token: TokenSource = None, *, timeout: float = 60.0) -> None:
         self.url = (url or os.environ.get(URL_ENV) or DEFAULT_URL).rstrip("/")
-        self._token_source = token if token is not None else (os.environ.get(TOKEN_ENV) or None)
+        if token is not None:
+            self.identity = Identity("the token passed to install()", token)
+        else:
+            self.identity = identity_from_environment(self.url)
+        self._token_source = self.identity.token
         self._token: str | None = None
         self._lock = threading.Lock()
         self.timeout = timeout
@@ -207,12 +217,26 @@ class EmulatorClient:
 
     def call(self, method: str, path: str, *, body: Any = None, query: Mapping[str, Any] | None = None) -> Any:
         """One authenticated call; a ``TokenExpired`` answer re-mints once."""
+        token = self.token()
         try:
-            return self._request(method, path, token=self.token(), body=body, query=query)
+            return self._request(method, path, token=token, body=body, query=query)
         except FabricApiError as e:
             if e.error_code == "TokenExpired" and self._token_source is None:
                 return self._request(method, path, token=self.token(refresh=True), body=body, query=query)
+            if e.status == 403:
+                raise self._forbidden(e, token) from None
             raise
+
+    def _forbidden(self, e: FabricApiError, token: str) -> FabricApiError:
+        """``e`` with the principal, the workspace and how to choose another identity."""
+        related = e.body.get("relatedResource") if isinstance(e.body.get("relatedResource"), dict) else {}
+        workspace = related.get("resourceId") or "its workspace"
+        principal = token_principal(token) or "unknown"
+        msg = (f"{e.message} — the notebook runs as principal {principal} ({self.identity.source}), "
+               f"which may not do this in workspace {workspace}; "
+               + HOW_TO_CHOOSE.replace("{workspace}", str(related.get("resourceId") or "{workspace}")))
+        return FabricApiError(e.status, e.error_code, msg, method=e.method, url=e.url,
+                              request_id=e.request_id, body=e.body)
 
     # -- the routes the adapter uses -------------------------------------------
     @staticmethod

@@ -219,8 +219,11 @@ def install(spark: Any, emulator_url: str | None = None, token: TokenSource = No
     """Install the adapter on ``spark``; returns the :class:`Agent`.
 
     ``emulator_url`` defaults to ``$FABRIC_EMULATOR_URL`` (else
-    ``http://127.0.0.1:5080``); ``token`` (a string or a callable) to
-    ``$FABRIC_EMULATOR_TOKEN``, else one minted by ``POST /_emulator/token``.
+    ``http://127.0.0.1:5080``); ``token`` (a string or a callable) to the
+    notebook's identity from the environment: the ``AZURE_*`` service
+    principal through azure-identity, else ``$FABRIC_EMULATOR_TOKEN``, else
+    the default principal's token minted by ``POST /_emulator/token``
+    (:mod:`spark_agent.identity`).
     ``engine``: ``auto`` (classic session → ``jvm``; Spark Connect session →
     ``sail``), ``jvm`` (rewrite to the real Kafka source; also right for a
     Spark Connect server backed by JVM Spark with the Kafka jars) or ``sail``
