@@ -84,7 +84,8 @@ class Process:
         self.data_dir = data_dir or Path(tempfile.mkdtemp(prefix="fabric-emulator-"))
         self.log_path = self.data_dir.parent / (self.data_dir.name + ".log")
         args = [str(binary), "serve", "--addr", "127.0.0.1:0", "--kafka", "embedded",
-                "--kafka-endpoint", "127.0.0.1:0", "--data-dir", str(self.data_dir), *extra_args]
+                "--kafka-endpoint", "127.0.0.1:0", "--amqp-endpoint", "127.0.0.1:0",
+                "--data-dir", str(self.data_dir), *extra_args]
         if tls:
             args.append("--tls")
         self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed by stop()
