@@ -112,7 +112,7 @@ func (a *API) getDefinition(typed string) endpoint {
 		if f := c.r.URL.Query().Get("format"); f != "" && !strings.EqualFold(f, "eventstream") {
 			return fabricerr.BadParameter("format", "%q is not a format of Eventstream definitions", f)
 		}
-		topo, err := a.renderTopology(c.r.Context(), es, false)
+		topo, err := a.plane.Topology(c.r.Context(), es, false)
 		if err != nil {
 			return err
 		}

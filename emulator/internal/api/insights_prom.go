@@ -64,7 +64,7 @@ func (ic insightsCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	for _, es := range items {
-		nodes, err := ic.a.insightNodes(ctx, es)
+		nodes, err := ic.a.plane.InsightNodes(ctx, es)
 		if err != nil {
 			continue // an Eventstream whose model does not decode has no nodes to show
 		}

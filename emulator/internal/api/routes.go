@@ -130,10 +130,11 @@ func (a *API) operationRoutes() {
 // connectionRoutes registers the emulator's registry of the Kafka
 // clusters Kafka-protocol sources name.
 func (a *API) connectionRoutes() {
-	a.handle("PUT /v1/_emulator/connections/{connectionId}", true, a.putConnection)
-	a.handle("GET /v1/_emulator/connections/{connectionId}", true, a.getDataConnection)
-	a.handle("GET /v1/_emulator/connections", true, a.listDataConnections)
-	a.handle("DELETE /v1/_emulator/connections/{connectionId}", true, a.deleteConnection)
+	r := registryRoutes{a}
+	a.handle("PUT /v1/_emulator/connections/{connectionId}", true, r.put)
+	a.handle("GET /v1/_emulator/connections/{connectionId}", true, r.get)
+	a.handle("GET /v1/_emulator/connections", true, r.list)
+	a.handle("DELETE /v1/_emulator/connections/{connectionId}", true, r.delete)
 }
 
 // dataPlaneRoutes registers the emulator-native data plane of custom
