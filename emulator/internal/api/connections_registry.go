@@ -58,8 +58,8 @@ func renderConnection(v control.VisibleConnection) map[string]any {
 	return out
 }
 
-// registryRoutes serves the registry of Kafka connections.
-type registryRoutes struct{ *API }
+// registryHandlers serves the registry of Kafka connections.
+type registryHandlers struct{ *API }
 
 // connectionID reads the call's {connectionId}.
 func connectionID(c *call) (string, error) {
@@ -72,7 +72,7 @@ func connectionID(c *call) (string, error) {
 
 // put serves PUT /v1/_emulator/connections/{connectionId}: 201
 // when registered, 200 when replaced.
-func (a registryRoutes) put(c *call) error {
+func (a registryHandlers) put(c *call) error {
 	id, err := connectionID(c)
 	if err != nil {
 		return err
@@ -93,7 +93,7 @@ func (a registryRoutes) put(c *call) error {
 }
 
 // get serves GET /v1/_emulator/connections/{connectionId}.
-func (a registryRoutes) get(c *call) error {
+func (a registryHandlers) get(c *call) error {
 	id, err := connectionID(c)
 	if err != nil {
 		return err
@@ -107,7 +107,7 @@ func (a registryRoutes) get(c *call) error {
 
 // list lists the connections of the workspaces where the
 // caller has a role.
-func (a registryRoutes) list(c *call) error {
+func (a registryHandlers) list(c *call) error {
 	vs, err := a.plane.Connections(c.r.Context(), c.caller())
 	if err != nil {
 		return err
@@ -120,7 +120,7 @@ func (a registryRoutes) list(c *call) error {
 }
 
 // delete unregisters a connection.
-func (a registryRoutes) delete(c *call) error {
+func (a registryHandlers) delete(c *call) error {
 	id, err := connectionID(c)
 	if err != nil {
 		return err

@@ -29,7 +29,7 @@ const (
 // 10000000); timeoutMs (default 10000) bounds the wait for offsets not yet
 // written. The answer comes as soon as the range is read, with nextOffsets
 // in the same JSON form for the following call.
-func (a *API) consume(c *call) error {
+func (a dataHandlers) consume(c *call) error {
 	_, _, s, err := a.source(c, false, store.RoleViewer)
 	if err != nil {
 		return err

@@ -100,7 +100,7 @@ func decodeDefinition(raw json.RawMessage) (storedDefinition, error) {
 
 // getDefinition serves POST …/eventstreams/{id}/getDefinition and
 // …/items/{id}/getDefinition.
-func (a *API) getDefinition(typed string) endpoint {
+func (a definitionHandlers) getDefinition(typed string) endpoint {
 	return func(c *call) error {
 		es, err := a.item(c, typed, store.RoleContributor)
 		if err != nil {
@@ -157,7 +157,7 @@ func (a *API) getDefinition(typed string) endpoint {
 }
 
 // updateDefinition serves POST …/updateDefinition?updateMetadata=.
-func (a *API) updateDefinition(typed string) endpoint {
+func (a definitionHandlers) updateDefinition(typed string) endpoint {
 	return func(c *call) error {
 		es, err := a.item(c, typed, store.RoleContributor)
 		if err != nil {

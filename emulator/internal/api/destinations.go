@@ -15,7 +15,7 @@ type destinationJSON = wire.Destination
 // {type, itemId, table?, database?, workspaceId?, ingestionMode?}. The
 // same body twice is idempotent: the second answers 200 with the first
 // binding.
-func (a *API) bind(c *call) error {
+func (a destinationHandlers) bind(c *call) error {
 	if _, err := a.item(c, TypeEventstream, store.RoleContributor); err != nil {
 		return err // the caller's reach first, as every route answers
 	}
@@ -34,7 +34,7 @@ func (a *API) bind(c *call) error {
 	return c.JSON(http.StatusCreated, a.plane.DestinationView(b.Destination))
 }
 
-func (a *API) listDestinations(c *call) error {
+func (a destinationHandlers) listDestinations(c *call) error {
 	ds, err := a.plane.Destinations(c.r.Context(), c.caller(), esRef(c))
 	if err != nil {
 		return err
@@ -46,12 +46,12 @@ func (a *API) listDestinations(c *call) error {
 	return list(c, out, 0)
 }
 
-func (a *API) unbind(c *call) error {
+func (a destinationHandlers) unbind(c *call) error {
 	return answerOK(c, a.plane.Unbind(c.r.Context(), c.caller(), nodeRef(c, "dest")))
 }
 
 // unbindAll removes every destination of the Eventstream (the internal
 // bindings of its DerivedStreams stay).
-func (a *API) unbindAll(c *call) error {
+func (a destinationHandlers) unbindAll(c *call) error {
 	return answerOK(c, a.plane.UnbindAll(c.r.Context(), c.caller(), esRef(c)))
 }

@@ -25,7 +25,7 @@ var eventstreamKind = kind{
 // source finds the Eventstream {id} and its stream {ds}. When workspaced, the
 // item must belong to the call's {ws}; otherwise (the notebook routes) the
 // caller's role is checked on the item's own workspace.
-func (a *API) source(c *call, workspaced bool, min store.Role) (store.Item, eventstream.Model, eventstream.Stream, error) {
+func (a dataHandlers) source(c *call, workspaced bool, min store.Role) (store.Item, eventstream.Model, eventstream.Stream, error) {
 	var it store.Item
 	var err error
 	if workspaced {
@@ -60,7 +60,7 @@ func (a *API) source(c *call, workspaced bool, min store.Role) (store.Item, even
 }
 
 // resolve answers the Spark adapter's lookup of a notebook's eventstream.* options.
-func (a *API) resolve(c *call) error {
+func (a dataHandlers) resolve(c *call) error {
 	it, _, s, err := a.source(c, false, store.RoleViewer)
 	if err != nil {
 		return err
@@ -91,7 +91,7 @@ func (a *API) resolve(c *call) error {
 }
 
 // bootstrap is the broker list clients are told to use.
-func (a *API) bootstrap() []string {
+func (a dataHandlers) bootstrap() []string {
 	if len(a.cfg.Advertised) > 0 {
 		return a.cfg.Advertised
 	}

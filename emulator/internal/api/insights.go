@@ -18,7 +18,7 @@ import (
 
 // eventstreamMetrics serves GET …/eventstreams/{id}/metrics: every source,
 // stream and destination with its metrics.
-func (a *API) eventstreamMetrics(c *call) error {
+func (a insightHandlers) eventstreamMetrics(c *call) error {
 	es, err := a.item(c, TypeEventstream, store.RoleViewer)
 	if err != nil {
 		return err
@@ -35,7 +35,7 @@ func (a *API) eventstreamMetrics(c *call) error {
 }
 
 // nodeMetricsRoute serves GET …/{sources|streams|destinations}/{node}/metrics.
-func (a *API) nodeMetricsRoute(nodeType, param string) endpoint {
+func (a insightHandlers) nodeMetricsRoute(nodeType, param string) endpoint {
 	return func(c *call) error {
 		es, err := a.item(c, TypeEventstream, store.RoleViewer)
 		if err != nil {
@@ -84,7 +84,7 @@ func logsOf(nodes []control.NodeInsights, levels []insights.Level, keyword strin
 // runtimeLogs serves GET …/eventstreams/{id}/logs and, with nodeType,
 // GET …/{sources|streams|destinations}/{node}/logs: runtime logs newest
 // first, filtered by ?level= and ?keyword=.
-func (a *API) runtimeLogs(nodeType, param string) endpoint {
+func (a insightHandlers) runtimeLogs(nodeType, param string) endpoint {
 	return func(c *call) error {
 		es, err := a.item(c, TypeEventstream, store.RoleViewer)
 		if err != nil {
@@ -110,13 +110,13 @@ func (a *API) runtimeLogs(nodeType, param string) endpoint {
 // insightsRoutes registers the data-insights routes.
 func (a *API) insightsRoutes() {
 	base := "/v1/workspaces/{ws}/eventstreams/{id}"
-	a.handle("GET "+base+"/metrics", true, a.eventstreamMetrics)
-	a.handle("GET "+base+"/logs", true, a.runtimeLogs("", ""))
+	a.handle("GET "+base+"/metrics", true, insightHandlers{a}.eventstreamMetrics)
+	a.handle("GET "+base+"/logs", true, insightHandlers{a}.runtimeLogs("", ""))
 	for _, k := range []struct{ list, nodeType, param string }{
 		{"sources", control.NodeSource, "ds"}, {"streams", control.NodeStream, "stream"}, {"destinations", control.NodeDestination, "dest"},
 	} {
-		a.handle("GET "+base+"/"+k.list+"/{"+k.param+"}/metrics", true, a.nodeMetricsRoute(k.nodeType, k.param))
-		a.handle("GET "+base+"/"+k.list+"/{"+k.param+"}/logs", true, a.runtimeLogs(k.nodeType, k.param))
+		a.handle("GET "+base+"/"+k.list+"/{"+k.param+"}/metrics", true, insightHandlers{a}.nodeMetricsRoute(k.nodeType, k.param))
+		a.handle("GET "+base+"/"+k.list+"/{"+k.param+"}/logs", true, insightHandlers{a}.runtimeLogs(k.nodeType, k.param))
 	}
-	a.handle("GET /_emulator/metrics", false, a.prometheusMetrics)
+	a.handle("GET /_emulator/metrics", false, insightHandlers{a}.prometheusMetrics)
 }

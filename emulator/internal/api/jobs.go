@@ -43,7 +43,7 @@ func jobRef(c *call) control.JobRef {
 
 // runJob serves POST …/items/{id}/jobs/{jobType}/instances and the older
 // …/jobs/instances?jobType= form: 202 with Location and Retry-After.
-func (a *API) runJob(c *call) error {
+func (a jobHandlers) runJob(c *call) error {
 	jobType := c.r.PathValue("jobType")
 	if jobType == "" {
 		jobType = c.r.URL.Query().Get("jobType")
@@ -73,7 +73,7 @@ func (a *API) runJob(c *call) error {
 	return nil
 }
 
-func (a *API) listJobs(c *call) error {
+func (a jobHandlers) listJobs(c *call) error {
 	if _, err := a.item(c, "", store.RoleViewer); err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (a *API) listJobs(c *call) error {
 	return list(c, out, next)
 }
 
-func (a *API) getJob(c *call) error {
+func (a jobHandlers) getJob(c *call) error {
 	j, err := a.plane.Job(c.r.Context(), c.caller(), jobRef(c), store.RoleViewer)
 	if err != nil {
 		return err
@@ -103,7 +103,7 @@ func (a *API) getJob(c *call) error {
 	return c.JSON(http.StatusOK, renderJob(j))
 }
 
-func (a *API) cancelJob(c *call) error {
+func (a jobHandlers) cancelJob(c *call) error {
 	j, err := a.plane.CancelJob(c.r.Context(), c.caller(), jobRef(c))
 	if err != nil {
 		return err

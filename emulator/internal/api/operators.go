@@ -15,7 +15,7 @@ func operatorError(err error) error { return runtime.OperatorError(err) }
 // setOperators serves POST …/eventstreams/{id}/operators: the body (a list,
 // {"operators": [...]}, or one operator) replaces the chain. Nothing changes
 // unless every operator is valid.
-func (a *API) setOperators(c *call) error {
+func (a operatorHandlers) setOperators(c *call) error {
 	if _, err := a.item(c, TypeEventstream, store.RoleContributor); err != nil {
 		return err // before the body is read, as every route checks the caller first
 	}
@@ -35,7 +35,7 @@ func (a *API) setOperators(c *call) error {
 }
 
 // answerOperators sets the chain to ops and answers it.
-func (a *API) answerOperators(c *call, ops []pipeline.Operator) error {
+func (a operatorHandlers) answerOperators(c *call, ops []pipeline.Operator) error {
 	out, err := a.plane.SetOperators(c.r.Context(), c.caller(), esRef(c), ops)
 	if err != nil {
 		return err
@@ -43,7 +43,7 @@ func (a *API) answerOperators(c *call, ops []pipeline.Operator) error {
 	return c.JSON(http.StatusOK, map[string]any{"operators": out})
 }
 
-func (a *API) getOperators(c *call) error {
+func (a operatorHandlers) getOperators(c *call) error {
 	ops, err := a.plane.Operators(c.r.Context(), c.caller(), esRef(c))
 	if err != nil {
 		return err
@@ -51,4 +51,4 @@ func (a *API) getOperators(c *call) error {
 	return c.JSON(http.StatusOK, map[string]any{"operators": ops})
 }
 
-func (a *API) deleteOperators(c *call) error { return a.answerOperators(c, nil) }
+func (a operatorHandlers) deleteOperators(c *call) error { return a.answerOperators(c, nil) }

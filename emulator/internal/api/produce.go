@@ -45,7 +45,7 @@ type partitionSummary struct {
 // record batch per partition); the answer lists where every event
 // landed. A string value is sent as its UTF-8 bytes, any other JSON value as
 // its compact serialisation, and null as a Kafka null value (a tombstone).
-func (a *API) produce(c *call) error {
+func (a dataHandlers) produce(c *call) error {
 	sc := getScratch()
 	held := false // by a producer that may still send the records
 	defer func() {
@@ -71,7 +71,7 @@ func (a *API) produce(c *call) error {
 // pass over every event), then answers the first error in the order of
 // the checks: the source (missing, forbidden, read-only, paused, no
 // broker), then the body.
-func (a *API) produceInput(c *call, sc *produceScratch) (control.Lane, []*kgo.Record, error) {
+func (a dataHandlers) produceInput(c *call, sc *produceScratch) (control.Lane, []*kgo.Record, error) {
 	type opened struct {
 		lane control.Lane
 		err  error

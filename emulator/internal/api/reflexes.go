@@ -16,7 +16,7 @@ func triggerRef(c *call) control.TriggerRef {
 	return control.TriggerRef{Reflex: control.ItemRef{WorkspaceID: c.r.PathValue("ws"), ID: c.r.PathValue("id")}, Trigger: c.r.PathValue("trigger")}
 }
 
-func (a *API) createTrigger(c *call) error {
+func (a triggerHandlers) createTrigger(c *call) error {
 	if _, err := a.item(c, TypeReflex, store.RoleContributor); err != nil {
 		return err // the caller's reach first, as every route answers
 	}
@@ -38,7 +38,7 @@ func renderTrigger(t runtime.Trigger) runtime.Trigger {
 	return t
 }
 
-func (a *API) listTriggers(c *call) error {
+func (a triggerHandlers) listTriggers(c *call) error {
 	ts, err := a.plane.Triggers(c.r.Context(), c.caller(), triggerRef(c).Reflex)
 	if err != nil {
 		return err
@@ -50,7 +50,7 @@ func (a *API) listTriggers(c *call) error {
 	return list(c, out, 0)
 }
 
-func (a *API) getTrigger(c *call) error {
+func (a triggerHandlers) getTrigger(c *call) error {
 	_, t, err := a.plane.Trigger(c.r.Context(), c.caller(), triggerRef(c), store.RoleViewer)
 	if err != nil {
 		return err
@@ -59,7 +59,7 @@ func (a *API) getTrigger(c *call) error {
 }
 
 // updateTrigger applies the fields present in the body and re-validates the whole rule.
-func (a *API) updateTrigger(c *call) error {
+func (a triggerHandlers) updateTrigger(c *call) error {
 	if _, _, err := a.plane.Trigger(c.r.Context(), c.caller(), triggerRef(c), store.RoleContributor); err != nil {
 		return err // the caller's reach first, as every route answers
 	}
@@ -75,6 +75,6 @@ func (a *API) updateTrigger(c *call) error {
 	return c.JSON(http.StatusOK, renderTrigger(t))
 }
 
-func (a *API) deleteTrigger(c *call) error {
+func (a triggerHandlers) deleteTrigger(c *call) error {
 	return answerOK(c, a.plane.DeleteTrigger(c.r.Context(), c.caller(), triggerRef(c)))
 }

@@ -25,48 +25,48 @@ func (a *API) routes() {
 // controlRoutes registers the emulator's control plane.
 func (a *API) controlRoutes() {
 	// Control plane, no token (the token route is loopback-only).
-	a.handle("POST /_emulator/token", false, a.mintToken)
-	a.handle("GET /_emulator/health", false, a.health)
+	a.handle("POST /_emulator/token", false, emulatorHandlers{a}.mintToken)
+	a.handle("GET /_emulator/health", false, emulatorHandlers{a}.health)
 	a.handle("POST /_emulator/kafka-endpoint", false, a.advertiseEndpoint)
-	a.handle("GET /_emulator/clock", false, a.getClock)
-	a.handle("POST /_emulator/clock", false, a.advanceClock)
-	a.handle("GET /_emulator/ca.pem", false, a.caCertificate)
+	a.handle("GET /_emulator/clock", false, clockHandlers{a}.getClock)
+	a.handle("POST /_emulator/clock", false, clockHandlers{a}.advanceClock)
+	a.handle("GET /_emulator/ca.pem", false, emulatorHandlers{a}.caCertificate)
 }
 
 // workspaceRoutes registers workspaces, their role assignments and folders.
 func (a *API) workspaceRoutes() {
-	a.handle("POST /v1/workspaces", true, a.createWorkspace)
-	a.handle("GET /v1/workspaces", true, a.listWorkspaces)
-	a.handle("GET /v1/workspaces/{ws}", true, a.getWorkspace)
-	a.handle("PATCH /v1/workspaces/{ws}", true, a.updateWorkspace)
-	a.handle("DELETE /v1/workspaces/{ws}", true, a.deleteWorkspace)
+	a.handle("POST /v1/workspaces", true, workspaceHandlers{a}.createWorkspace)
+	a.handle("GET /v1/workspaces", true, workspaceHandlers{a}.listWorkspaces)
+	a.handle("GET /v1/workspaces/{ws}", true, workspaceHandlers{a}.getWorkspace)
+	a.handle("PATCH /v1/workspaces/{ws}", true, workspaceHandlers{a}.updateWorkspace)
+	a.handle("DELETE /v1/workspaces/{ws}", true, workspaceHandlers{a}.deleteWorkspace)
 
-	a.handle("POST /v1/workspaces/{ws}/roleAssignments", true, a.addRole)
-	a.handle("GET /v1/workspaces/{ws}/roleAssignments", true, a.listRoles)
-	a.handle("GET /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.getRole)
-	a.handle("PATCH /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.updateRole)
-	a.handle("DELETE /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.deleteRole)
-	a.handle("GET /v1/workspaces/{ws}/folders", true, a.listFolders)
+	a.handle("POST /v1/workspaces/{ws}/roleAssignments", true, roleHandlers{a}.addRole)
+	a.handle("GET /v1/workspaces/{ws}/roleAssignments", true, roleHandlers{a}.listRoles)
+	a.handle("GET /v1/workspaces/{ws}/roleAssignments/{principal}", true, roleHandlers{a}.getRole)
+	a.handle("PATCH /v1/workspaces/{ws}/roleAssignments/{principal}", true, roleHandlers{a}.updateRole)
+	a.handle("DELETE /v1/workspaces/{ws}/roleAssignments/{principal}", true, roleHandlers{a}.deleteRole)
+	a.handle("GET /v1/workspaces/{ws}/folders", true, workspaceHandlers{a}.listFolders)
 }
 
 // itemRoutes registers the generic and the typed item collections.
 func (a *API) itemRoutes() {
-	a.handle("POST /v1/workspaces/{ws}/items", true, a.lro(store.RoleContributor, a.createItem("")))
-	a.handle("GET /v1/workspaces/{ws}/items", true, a.listItems(""))
-	a.handle("GET /v1/workspaces/{ws}/items/{id}", true, a.getItem(""))
-	a.handle("PATCH /v1/workspaces/{ws}/items/{id}", true, a.updateItem(""))
-	a.handle("DELETE /v1/workspaces/{ws}/items/{id}", true, a.deleteItem(""))
+	a.handle("POST /v1/workspaces/{ws}/items", true, a.lro(store.RoleContributor, itemHandlers{a}.createItem("")))
+	a.handle("GET /v1/workspaces/{ws}/items", true, itemHandlers{a}.listItems(""))
+	a.handle("GET /v1/workspaces/{ws}/items/{id}", true, itemHandlers{a}.getItem(""))
+	a.handle("PATCH /v1/workspaces/{ws}/items/{id}", true, itemHandlers{a}.updateItem(""))
+	a.handle("DELETE /v1/workspaces/{ws}/items/{id}", true, itemHandlers{a}.deleteItem(""))
 
 	for _, t := range itemTypeTable {
 		base := "/v1/workspaces/{ws}/" + t.collection
-		a.handle("POST "+base, true, a.lro(store.RoleContributor, a.createItem(t.typ)))
-		a.handle("GET "+base, true, a.listItems(t.typ))
-		a.handle("GET "+base+"/{id}", true, a.getItem(t.typ))
-		a.handle("PATCH "+base+"/{id}", true, a.updateItem(t.typ))
-		a.handle("DELETE "+base+"/{id}", true, a.deleteItem(t.typ))
+		a.handle("POST "+base, true, a.lro(store.RoleContributor, itemHandlers{a}.createItem(t.typ)))
+		a.handle("GET "+base, true, itemHandlers{a}.listItems(t.typ))
+		a.handle("GET "+base+"/{id}", true, itemHandlers{a}.getItem(t.typ))
+		a.handle("PATCH "+base+"/{id}", true, itemHandlers{a}.updateItem(t.typ))
+		a.handle("DELETE "+base+"/{id}", true, itemHandlers{a}.deleteItem(t.typ))
 		if t.definition && t.typ != TypeEventstream { // the Eventstream's are eventstreamRoutes'
-			a.handle("POST "+base+"/{id}/getDefinition", true, a.lro(store.RoleContributor, a.getDefinition(t.typ)))
-			a.handle("POST "+base+"/{id}/updateDefinition", true, a.lro(store.RoleContributor, a.updateDefinition(t.typ)))
+			a.handle("POST "+base+"/{id}/getDefinition", true, a.lro(store.RoleContributor, definitionHandlers{a}.getDefinition(t.typ)))
+			a.handle("POST "+base+"/{id}/updateDefinition", true, a.lro(store.RoleContributor, definitionHandlers{a}.updateDefinition(t.typ)))
 		}
 	}
 }
@@ -74,48 +74,48 @@ func (a *API) itemRoutes() {
 // eventstreamRoutes registers eventstream definitions, topology, sources,
 // destinations and operators, and lakehouse tables.
 func (a *API) eventstreamRoutes() {
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/events", true, a.produce)
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, a.bind)
-	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, a.listDestinations)
-	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, a.unbindAll)
-	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}", true, a.getDestination)
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/getDefinition", true, a.lro(store.RoleContributor, a.getDefinition(TypeEventstream)))
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/updateDefinition", true, a.lro(store.RoleContributor, a.updateDefinition(TypeEventstream)))
-	a.handle("POST /v1/workspaces/{ws}/items/{id}/getDefinition", true, a.lro(store.RoleContributor, a.getDefinition("")))
-	a.handle("POST /v1/workspaces/{ws}/items/{id}/updateDefinition", true, a.lro(store.RoleContributor, a.updateDefinition("")))
-	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/topology", true, a.getTopology)
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/pause", true, a.pauseEventstream)
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/resume", true, a.resumeEventstream)
-	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}", true, a.getSource)
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/pause", true, a.pauseSource)
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/resume", true, a.resumeSource)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/events", true, dataHandlers{a}.produce)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, destinationHandlers{a}.bind)
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, destinationHandlers{a}.listDestinations)
+	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, destinationHandlers{a}.unbindAll)
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}", true, topologyHandlers{a}.getDestination)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/getDefinition", true, a.lro(store.RoleContributor, definitionHandlers{a}.getDefinition(TypeEventstream)))
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/updateDefinition", true, a.lro(store.RoleContributor, definitionHandlers{a}.updateDefinition(TypeEventstream)))
+	a.handle("POST /v1/workspaces/{ws}/items/{id}/getDefinition", true, a.lro(store.RoleContributor, definitionHandlers{a}.getDefinition("")))
+	a.handle("POST /v1/workspaces/{ws}/items/{id}/updateDefinition", true, a.lro(store.RoleContributor, definitionHandlers{a}.updateDefinition("")))
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/topology", true, topologyHandlers{a}.getTopology)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/pause", true, topologyHandlers{a}.pauseEventstream)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/resume", true, topologyHandlers{a}.resumeEventstream)
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}", true, topologyHandlers{a}.getSource)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/pause", true, topologyHandlers{a}.pauseSource)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/resume", true, topologyHandlers{a}.resumeSource)
 	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/connection", true, a.getConnection("sources"))
 	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/connection", true, a.getConnection("destinations"))
 	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/connection/regenerateKeys", true, a.regenerateKeys("sources"))
 	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/connection/regenerateKeys", true, a.regenerateKeys("destinations"))
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/pause", true, a.pauseDestination)
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/resume", true, a.resumeDestination)
-	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}", true, a.unbind)
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/flush", true, a.flushDestination)
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/operators", true, a.setOperators)
-	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/operators", true, a.getOperators)
-	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/operators", true, a.deleteOperators)
-	a.handle("GET /v1/workspaces/{ws}/lakehouses/{id}/tables", true, a.listTables)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/pause", true, topologyHandlers{a}.pauseDestination)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/resume", true, topologyHandlers{a}.resumeDestination)
+	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}", true, destinationHandlers{a}.unbind)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/flush", true, clockHandlers{a}.flushDestination)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/operators", true, operatorHandlers{a}.setOperators)
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/operators", true, operatorHandlers{a}.getOperators)
+	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/operators", true, operatorHandlers{a}.deleteOperators)
+	a.handle("GET /v1/workspaces/{ws}/lakehouses/{id}/tables", true, lakehouseHandlers{a}.listTables)
 }
 
 // jobAndTriggerRoutes registers item job instances and reflex triggers.
 func (a *API) jobAndTriggerRoutes() {
-	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/{jobType}/instances", true, a.runJob)
-	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/instances", true, a.runJob)
-	a.handle("GET /v1/workspaces/{ws}/items/{id}/jobs/instances", true, a.listJobs)
-	a.handle("GET /v1/workspaces/{ws}/items/{id}/jobs/instances/{job}", true, a.getJob)
-	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/instances/{job}/cancel", true, a.cancelJob)
+	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/{jobType}/instances", true, jobHandlers{a}.runJob)
+	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/instances", true, jobHandlers{a}.runJob)
+	a.handle("GET /v1/workspaces/{ws}/items/{id}/jobs/instances", true, jobHandlers{a}.listJobs)
+	a.handle("GET /v1/workspaces/{ws}/items/{id}/jobs/instances/{job}", true, jobHandlers{a}.getJob)
+	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/instances/{job}/cancel", true, jobHandlers{a}.cancelJob)
 
-	a.handle("POST /v1/workspaces/{ws}/reflexes/{id}/triggers", true, a.createTrigger)
-	a.handle("GET /v1/workspaces/{ws}/reflexes/{id}/triggers", true, a.listTriggers)
-	a.handle("GET /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, a.getTrigger)
-	a.handle("PATCH /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, a.updateTrigger)
-	a.handle("DELETE /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, a.deleteTrigger)
+	a.handle("POST /v1/workspaces/{ws}/reflexes/{id}/triggers", true, triggerHandlers{a}.createTrigger)
+	a.handle("GET /v1/workspaces/{ws}/reflexes/{id}/triggers", true, triggerHandlers{a}.listTriggers)
+	a.handle("GET /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, triggerHandlers{a}.getTrigger)
+	a.handle("PATCH /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, triggerHandlers{a}.updateTrigger)
+	a.handle("DELETE /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, triggerHandlers{a}.deleteTrigger)
 }
 
 // operationRoutes registers the long-running operations.
@@ -130,7 +130,7 @@ func (a *API) operationRoutes() {
 // connectionRoutes registers the emulator's registry of the Kafka
 // clusters Kafka-protocol sources name.
 func (a *API) connectionRoutes() {
-	r := registryRoutes{a}
+	r := registryHandlers{a}
 	a.handle("PUT /v1/_emulator/connections/{connectionId}", true, r.put)
 	a.handle("GET /v1/_emulator/connections/{connectionId}", true, r.get)
 	a.handle("GET /v1/_emulator/connections", true, r.list)
@@ -140,8 +140,8 @@ func (a *API) connectionRoutes() {
 // dataPlaneRoutes registers the emulator-native data plane of custom
 // endpoint sources.
 func (a *API) dataPlaneRoutes() {
-	a.handle("GET /v1/eventstreams/{id}/sources/{ds}", true, a.resolve)
-	a.handle("GET /v1/eventstreams/{id}/sources/{ds}/events", true, a.waiting(MaxTimeout, a.consume))
+	a.handle("GET /v1/eventstreams/{id}/sources/{ds}", true, dataHandlers{a}.resolve)
+	a.handle("GET /v1/eventstreams/{id}/sources/{ds}/events", true, a.waiting(MaxTimeout, dataHandlers{a}.consume))
 }
 
 // waiting serves fn, which may wait up to wait before it answers, with its

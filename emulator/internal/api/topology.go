@@ -20,7 +20,7 @@ import (
 const EventstreamSourcePaused = "EventstreamSourcePaused"
 
 // getTopology serves GET …/eventstreams/{id}/topology.
-func (a *API) getTopology(c *call) error {
+func (a topologyHandlers) getTopology(c *call) error {
 	es, err := a.item(c, TypeEventstream, store.RoleViewer)
 	if err != nil {
 		return err
@@ -51,7 +51,7 @@ func (a *API) topologyNode(c *call, es store.Item, list, id, what string) (wire.
 }
 
 // getSource serves GET …/eventstreams/{id}/sources/{ds}.
-func (a *API) getSource(c *call) error {
+func (a topologyHandlers) getSource(c *call) error {
 	es, err := a.item(c, TypeEventstream, store.RoleViewer)
 	if err != nil {
 		return err
@@ -66,7 +66,7 @@ func (a *API) getSource(c *call) error {
 // getDestination serves GET …/eventstreams/{id}/destinations/{dest}:
 // Fabric's DestinationResponse; a binding adds the emulator's view
 // (workspaceId, itemId, table, database, delivery) beside it.
-func (a *API) getDestination(c *call) error {
+func (a topologyHandlers) getDestination(c *call) error {
 	es, err := a.item(c, TypeEventstream, store.RoleViewer)
 	if err != nil {
 		return err
@@ -112,7 +112,7 @@ func answerOK(c *call, err error) error {
 // readStart decodes a resume body once check (the caller's reach of the
 // node, answered first as every route does) passed; the control plane
 // checks the body.
-func (a *API) readStart(c *call, check error) (control.Start, error) {
+func (a topologyHandlers) readStart(c *call, check error) (control.Start, error) {
 	var s control.Start
 	if check != nil {
 		return s, check
@@ -121,12 +121,12 @@ func (a *API) readStart(c *call, check error) (control.Start, error) {
 }
 
 // pauseEventstream serves POST …/eventstreams/{id}/pause.
-func (a *API) pauseEventstream(c *call) error {
+func (a topologyHandlers) pauseEventstream(c *call) error {
 	return answerOK(c, a.plane.PauseEventstream(c.r.Context(), c.caller(), esRef(c)))
 }
 
 // resumeEventstream serves POST …/eventstreams/{id}/resume.
-func (a *API) resumeEventstream(c *call) error {
+func (a topologyHandlers) resumeEventstream(c *call) error {
 	_, check := a.item(c, TypeEventstream, store.RoleContributor)
 	st, err := a.readStart(c, check)
 	if err != nil {
@@ -135,11 +135,11 @@ func (a *API) resumeEventstream(c *call) error {
 	return answerOK(c, a.plane.ResumeEventstream(c.r.Context(), c.caller(), esRef(c), st))
 }
 
-func (a *API) pauseSource(c *call) error {
+func (a topologyHandlers) pauseSource(c *call) error {
 	return answerOK(c, a.plane.PauseSource(c.r.Context(), c.caller(), nodeRef(c, "ds")))
 }
 
-func (a *API) resumeSource(c *call) error {
+func (a topologyHandlers) resumeSource(c *call) error {
 	st, err := a.readStart(c, a.plane.CheckSource(c.r.Context(), c.caller(), nodeRef(c, "ds")))
 	if err != nil {
 		return err
@@ -147,11 +147,11 @@ func (a *API) resumeSource(c *call) error {
 	return answerOK(c, a.plane.ResumeSource(c.r.Context(), c.caller(), nodeRef(c, "ds"), st))
 }
 
-func (a *API) pauseDestination(c *call) error {
+func (a topologyHandlers) pauseDestination(c *call) error {
 	return answerOK(c, a.plane.PauseDestination(c.r.Context(), c.caller(), nodeRef(c, "dest")))
 }
 
-func (a *API) resumeDestination(c *call) error {
+func (a topologyHandlers) resumeDestination(c *call) error {
 	st, err := a.readStart(c, a.plane.CheckDestinationNode(c.r.Context(), c.caller(), nodeRef(c, "dest")))
 	if err != nil {
 		return err
