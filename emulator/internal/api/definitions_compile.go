@@ -11,11 +11,7 @@ import (
 // The definition compiler (internal/definition) turns a topology into a
 // plan; this file renders its refusals in Fabric's envelope.
 
-type (
-	node             = definition.Node
-	topology         = definition.Topology
-	storedDefinition = definition.Parts
-)
+type storedDefinition = definition.Parts
 
 // refusalError renders a definition's refusal in Fabric's envelope; other
 // errors pass unchanged.
