@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventbody"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
@@ -71,7 +72,7 @@ func (a dataHandlers) consume(c *call) error {
 	}
 	defer batch.Release()                      // once the answer holds the records' bytes
 	a.rt.CountConsumed(s.Topic, batch.Records) // data insights
-	return writeConsumeAnswer(c.w, s.Topic, batch)
+	return eventbody.WriteConsumeAnswer(c.w, s.Topic, batch)
 }
 
 // parseOffsets reads Spark's offset forms. It returns explicit per-partition
@@ -96,7 +97,7 @@ func parseOffsets(v, topic, field string, def int64) (map[int32]int64, int64, er
 	if inner, ok := raw[topic]; ok && len(raw) == 1 {
 		parts = nil
 		if err := json.Unmarshal(inner, &parts); err != nil {
-			return nil, 0, fabricerr.BadParameter(field, "want {\"%s\": {\"<partition>\": offset}}: %s", topic, describeJSON(err))
+			return nil, 0, fabricerr.BadParameter(field, "want {\"%s\": {\"<partition>\": offset}}: %s", topic, fabricerr.DescribeJSON(err))
 		}
 	}
 	out := map[int32]int64{}

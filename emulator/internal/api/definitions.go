@@ -45,7 +45,7 @@ type (
 func decodeDefinition(raw json.RawMessage) (storedDefinition, error) {
 	var d definitionJSON
 	if err := json.Unmarshal(raw, &d); err != nil {
-		return storedDefinition{}, jsonError("definition", err)
+		return storedDefinition{}, fabricerr.JSON("definition", err)
 	}
 	if d.Format != "" && !strings.EqualFold(d.Format, "eventstream") {
 		return storedDefinition{}, fabricerr.BadParameter("definition.format", "%q is not a format of Eventstream definitions; leave it out or send \"eventstream\"", d.Format)
@@ -79,7 +79,7 @@ func decodeDefinition(raw json.RawMessage) (storedDefinition, error) {
 		}
 		var probe map[string]any
 		if err := json.Unmarshal(payload, &probe); err != nil {
-			return out, fabricerr.New(http.StatusBadRequest, CorruptedPayload, "%s (%s): the payload is not a JSON object: %s", at, name, describeJSON(err))
+			return out, fabricerr.New(http.StatusBadRequest, CorruptedPayload, "%s (%s): the payload is not a JSON object: %s", at, name, fabricerr.DescribeJSON(err))
 		}
 		switch name {
 		case partTopology:

@@ -25,7 +25,7 @@ func refusalError(err error) error {
 		return fabricerr.New(http.StatusBadRequest, EventstreamNodeNotSupported, "%s", r.Message).
 			WithDetails(fabricerr.Detail{ErrorCode: EventstreamNodeNotSupported, Message: r.Field})
 	case definition.Corrupted:
-		return fabricerr.New(http.StatusBadRequest, CorruptedPayload, "%s%s", r.Message, describeJSON(r.JSON))
+		return fabricerr.New(http.StatusBadRequest, CorruptedPayload, "%s%s", r.Message, fabricerr.DescribeJSON(r.JSON))
 	}
 	return fabricerr.BadParameter(r.Field, "%s", r.Message)
 }

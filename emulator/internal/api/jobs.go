@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/control"
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/wire"
 )
@@ -59,7 +60,7 @@ func (a jobHandlers) runJob(c *call) error {
 			ExecutionData json.RawMessage `json:"executionData"`
 			Parameters    json.RawMessage `json:"parameters"`
 		}
-		if err := decodeJSON(body, &req); err != nil {
+		if err := fabricerr.DecodeJSON(body, &req); err != nil {
 			return err
 		}
 	}

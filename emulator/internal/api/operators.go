@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/pipeline"
@@ -25,7 +26,7 @@ func (a operatorHandlers) setOperators(c *call) error {
 	}
 	var probe any
 	if err := json.Unmarshal(body, &probe); err != nil {
-		return jsonError("", err)
+		return fabricerr.JSON("", err)
 	}
 	ops, err := pipeline.Parse(body)
 	if err != nil {

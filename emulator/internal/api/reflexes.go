@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/control"
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
@@ -67,7 +68,7 @@ func (a triggerHandlers) updateTrigger(c *call) error {
 	if err != nil {
 		return err
 	}
-	patch := func(t *runtime.Trigger) error { return decodeJSON(body, t) }
+	patch := func(t *runtime.Trigger) error { return fabricerr.DecodeJSON(body, t) }
 	t, err := a.plane.UpdateTrigger(c.r.Context(), c.caller(), triggerRef(c), patch)
 	if err != nil {
 		return err
