@@ -31,7 +31,7 @@ const (
 // written. The answer comes as soon as the range is read, with nextOffsets
 // in the same JSON form for the following call.
 func (a dataHandlers) consume(c *call) error {
-	_, _, s, err := a.source(c, false, store.RoleViewer)
+	_, s, err := a.plane.Stream(c.r.Context(), c.caller(), c.r.PathValue("id"), c.r.PathValue("ds"), store.RoleViewer)
 	if err != nil {
 		return err
 	}

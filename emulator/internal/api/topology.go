@@ -2,10 +2,8 @@ package api
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/control"
-	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/wire"
 )
@@ -32,22 +30,10 @@ func (a topologyHandlers) getTopology(c *call) error {
 	return c.JSON(http.StatusOK, t)
 }
 
-// topologyNode finds the {ds} source or {dest} destination in the rendered topology.
+// topologyNode finds the {ds} source or {dest} destination in the
+// rendered topology (control.Plane.TopologyNode).
 func (a *API) topologyNode(c *call, es store.Item, list, id, what string) (wire.Node, error) {
-	t, err := a.plane.Topology(c.r.Context(), es, true)
-	if err != nil {
-		return wire.Node{}, err
-	}
-	nodes := t.Sources
-	if list == "destinations" {
-		nodes = t.Destinations
-	}
-	for _, n := range nodes {
-		if n.ID != "" && strings.EqualFold(n.ID, id) {
-			return n, nil
-		}
-	}
-	return wire.Node{}, fabricerr.NotFound(fabricerr.EntityNotFound, what, id)
+	return a.plane.TopologyNode(c.r.Context(), es, list, id, what)
 }
 
 // getSource serves GET …/eventstreams/{id}/sources/{ds}.
@@ -63,27 +49,12 @@ func (a topologyHandlers) getSource(c *call) error {
 	return c.JSON(http.StatusOK, n)
 }
 
-// getDestination serves GET …/eventstreams/{id}/destinations/{dest}:
-// Fabric's DestinationResponse; a binding adds the emulator's view
-// (workspaceId, itemId, table, database, delivery) beside it.
+// getDestination serves GET …/eventstreams/{id}/destinations/{dest}
+// (control.Plane.DestinationNode).
 func (a topologyHandlers) getDestination(c *call) error {
-	es, err := a.item(c, TypeEventstream, store.RoleViewer)
+	n, err := a.plane.DestinationNode(c.r.Context(), c.caller(), nodeRef(c, "dest"))
 	if err != nil {
 		return err
-	}
-	id := c.r.PathValue("dest")
-	node, err := a.topologyNode(c, es, "destinations", id, "Destination")
-	if err != nil {
-		if d, derr := a.cfg.Store.GetDestination(c.r.Context(), id); derr != nil || d.EventstreamID != es.ID || control.Internal(d) {
-			return fabricerr.NotFound(wire.DestinationNotFound, "Destination", id)
-		}
-		return err
-	}
-	n := wire.DestinationNode{Node: node}
-	if d, err := a.cfg.Store.GetDestination(c.r.Context(), id); err == nil && d.EventstreamID == es.ID {
-		r := a.plane.DestinationView(d)
-		n.WorkspaceID, n.ItemID, n.Table, n.Database, n.Delivery = r.WorkspaceID, r.ItemID, r.Table, r.Database, r.Delivery
-		n.ErrorPolicy, n.DeadLetterTopic, n.SchemaMode = r.ErrorPolicy, r.DeadLetterTopic, r.SchemaMode
 	}
 	return c.JSON(http.StatusOK, n)
 }
