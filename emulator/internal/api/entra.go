@@ -11,11 +11,12 @@ import (
 // answers and errors, in Entra's format) and the emulator-native routes
 // of its application registry.
 func (a *API) entraRoutes() {
+	entraH := entraHandlers{a}
 	for pattern, h := range a.cfg.Entra.Routes() {
 		a.mux.HandleFunc(pattern, h)
 	}
-	a.handle("POST /_emulator/entra/apps", false, entraHandlers{a}.registerApp)
-	a.handle("GET /_emulator/entra/apps", false, entraHandlers{a}.listApps)
+	a.handle("POST /_emulator/entra/apps", false, entraH.registerApp)
+	a.handle("GET /_emulator/entra/apps", false, entraH.listApps)
 }
 
 // registerApp registers (or replaces) an application of the token service:

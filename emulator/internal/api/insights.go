@@ -109,14 +109,15 @@ func (a insightHandlers) runtimeLogs(nodeType, param string) endpoint {
 
 // insightsRoutes registers the data-insights routes.
 func (a *API) insightsRoutes() {
+	insightH := insightHandlers{a}
 	base := "/v1/workspaces/{ws}/eventstreams/{id}"
-	a.handle("GET "+base+"/metrics", true, insightHandlers{a}.eventstreamMetrics)
-	a.handle("GET "+base+"/logs", true, insightHandlers{a}.runtimeLogs("", ""))
+	a.handle("GET "+base+"/metrics", true, insightH.eventstreamMetrics)
+	a.handle("GET "+base+"/logs", true, insightH.runtimeLogs("", ""))
 	for _, k := range []struct{ list, nodeType, param string }{
 		{"sources", control.NodeSource, "ds"}, {"streams", control.NodeStream, "stream"}, {"destinations", control.NodeDestination, "dest"},
 	} {
-		a.handle("GET "+base+"/"+k.list+"/{"+k.param+"}/metrics", true, insightHandlers{a}.nodeMetricsRoute(k.nodeType, k.param))
-		a.handle("GET "+base+"/"+k.list+"/{"+k.param+"}/logs", true, insightHandlers{a}.runtimeLogs(k.nodeType, k.param))
+		a.handle("GET "+base+"/"+k.list+"/{"+k.param+"}/metrics", true, insightH.nodeMetricsRoute(k.nodeType, k.param))
+		a.handle("GET "+base+"/"+k.list+"/{"+k.param+"}/logs", true, insightH.runtimeLogs(k.nodeType, k.param))
 	}
-	a.handle("GET /_emulator/metrics", false, insightHandlers{a}.prometheusMetrics)
+	a.handle("GET /_emulator/metrics", false, insightH.prometheusMetrics)
 }
