@@ -35,10 +35,9 @@ func (a dataHandlers) consume(c *call) error {
 	if err != nil {
 		return err
 	}
-	if !a.cfg.Broker.Enabled() {
-		return kafkaError(broker.ErrNoBroker)
-	}
-	if err := a.rt.EnsureStreamTopic(c.r.Context(), s); err != nil {
+	if err := a.plane.OpenStream(c.r.Context(), s); errors.Is(err, broker.ErrNoBroker) {
+		return kafkaError(err)
+	} else if err != nil {
 		return err
 	}
 	q := c.r.URL.Query()
@@ -63,15 +62,14 @@ func (a dataHandlers) consume(c *call) error {
 		}
 		rng.Timeout = time.Duration(n) * time.Millisecond
 	}
-	batch, err := a.cfg.Broker.Consume(c.r.Context(), s.Topic, rng)
+	batch, err := a.plane.ReadStream(c.r.Context(), s, rng)
 	var up *broker.UnknownPartitionError
 	if errors.As(err, &up) {
 		return fabricerr.BadParameter("startingOffsets/endingOffsets", "%v", up)
 	} else if err != nil {
 		return kafkaError(err)
 	}
-	defer batch.Release()                      // once the answer holds the records' bytes
-	a.rt.CountConsumed(s.Topic, batch.Records) // data insights
+	defer batch.Release() // once the answer holds the records' bytes
 	return eventbody.WriteConsumeAnswer(c.w, s.Topic, batch)
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
@@ -39,4 +40,25 @@ func (p *Plane) Stream(ctx context.Context, who Caller, id, ds string, min store
 	return it, eventstream.Stream{}, fabricerr.NotFound(fabricerr.DatasourceNotFound, "Datasource", ds).
 		WithDetails(fabricerr.Detail{ErrorCode: fabricerr.DatasourceNotFound,
 			Message: "GET the Eventstream item and read properties.streams[0].id for its datasource id"})
+}
+
+// OpenStream makes sure stream s can be read: broker.ErrNoBroker without
+// a broker, else its topic exists.
+func (p *Plane) OpenStream(ctx context.Context, s eventstream.Stream) error {
+	if !p.cfg.Broker.Enabled() {
+		return broker.ErrNoBroker
+	}
+	return p.rt.EnsureStreamTopic(ctx, s)
+}
+
+// ReadStream reads range rng of stream s (OpenStream first) and counts
+// what it read in the stream's data insights. The caller releases the
+// batch.
+func (p *Plane) ReadStream(ctx context.Context, s eventstream.Stream, rng broker.Range) (*broker.Batch, error) {
+	batch, err := p.cfg.Broker.Consume(ctx, s.Topic, rng)
+	if err != nil {
+		return batch, err
+	}
+	p.rt.CountConsumed(s.Topic, batch.Records)
+	return batch, nil
 }
