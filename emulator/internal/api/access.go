@@ -15,14 +15,3 @@ func (c *call) caller() control.Caller {
 func (a *API) workspace(c *call, min store.Role) (store.Workspace, error) {
 	return a.plane.Workspace(c.r.Context(), c.caller(), c.r.PathValue("ws"), min)
 }
-
-// workspaceWithRole loads workspace id (a GUID) and checks that the caller
-// holds at least role min there.
-func (a *API) workspaceWithRole(c *call, id string, min store.Role) (store.Workspace, error) {
-	return a.plane.Workspace(c.r.Context(), c.caller(), id, min)
-}
-
-// require checks the caller's role in a workspace.
-func (a *API) require(c *call, workspaceID string, min store.Role) error {
-	return a.plane.Require(c.r.Context(), c.caller(), workspaceID, min)
-}

@@ -109,6 +109,14 @@ type API struct {
 	gateway Gateway // the Kafka endpoint of connection strings (nil: off)
 
 	onelake http.Handler // the OneLake storage surface under /onelake/
+
+	registered []route // what handle registered, in order
+}
+
+// route is a registered pattern and whether it needs a bearer token.
+type route struct {
+	pattern       string
+	authenticated bool
 }
 
 // Runtime is what runs behind the API: the server starts it (SyncAll) and
@@ -178,6 +186,7 @@ type endpoint func(c *call) error
 
 // handle registers pattern; authenticated routes require a valid token.
 func (a *API) handle(pattern string, authenticated bool, fn endpoint) {
+	a.registered = append(a.registered, route{pattern, authenticated})
 	a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		c := &call{w: w, r: r, id: w.Header().Get(fabricerr.HeaderRequestID)}
 		if authenticated {

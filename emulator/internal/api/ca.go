@@ -14,7 +14,7 @@ const TLSCANotAvailable = "TlsCaNotAvailable"
 // caCertificate serves GET /_emulator/ca.pem: the PEM of the CA that signed
 // the emulator's TLS certificate, to loopback callers (any caller with
 // RemoteTokens, as the token route).
-func (a *API) caCertificate(c *call) error {
+func (a emulatorHandlers) caCertificate(c *call) error {
 	host, _, err := net.SplitHostPort(c.r.RemoteAddr)
 	if ip := net.ParseIP(host); !a.cfg.RemoteTokens && (err != nil || ip == nil || !ip.IsLoopback()) {
 		return fabricerr.New(http.StatusForbidden, fabricerr.Forbidden, "the CA certificate is served to loopback callers only; read it from the data dir (tls/ca.pem) or run `fabric-emulator ca` on the emulator's host")

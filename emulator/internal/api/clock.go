@@ -38,7 +38,7 @@ func (a *API) loopbackOnly(c *call, what string) error {
 }
 
 // getClock serves GET /_emulator/clock.
-func (a *API) getClock(c *call) error {
+func (a clockHandlers) getClock(c *call) error {
 	if err := a.loopbackOnly(c, "the emulator clock"); err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (a *API) getClock(c *call) error {
 // closed) runs before the answer, so a test can advance and then assert.
 // A destination whose due work failed is named in errors; the clock has
 // moved anyway.
-func (a *API) advanceClock(c *call) error {
+func (a clockHandlers) advanceClock(c *call) error {
 	if err := a.loopbackOnly(c, "the emulator clock"); err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (a *API) advanceClock(c *call) error {
 	return c.JSON(http.StatusOK, a.clockAnswer(at, errs))
 }
 
-func (a *API) clockAnswer(at time.Time, errs []string) clockJSON {
+func (a clockHandlers) clockAnswer(at time.Time, errs []string) clockJSON {
 	return clockJSON{Now: at.UTC().Format(time.RFC3339Nano), OffsetSeconds: a.rt.Clock().Offset().Seconds(), Errors: errs}
 }
 
@@ -108,7 +108,7 @@ const maxAdvance = 366 * 24 * time.Hour
 // flushDestination serves POST …/destinations/{dest}/flush: a batching
 // destination commits what it has buffered now (committedRows; 0 for one
 // that does not batch or holds nothing).
-func (a *API) flushDestination(c *call) error {
+func (a clockHandlers) flushDestination(c *call) error {
 	n, err := a.plane.FlushDestination(c.r.Context(), c.caller(), nodeRef(c, "dest"))
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/wire"
 	"github.com/google/uuid"
@@ -33,9 +34,6 @@ const destinationConsumerGroup = "$Default"
 // CustomEndpointKafkaDisabled answers connection calls of an emulator
 // whose Kafka endpoint is off (--kafka-endpoint off).
 const CustomEndpointKafkaDisabled = "CustomEndpointKafkaDisabled"
-
-// connectionUser is the SASL PLAIN username of the Event Hubs Kafka surface.
-const connectionUser = control.ConnectionUser
 
 // Key types of regenerateKeys.
 const (
@@ -268,19 +266,6 @@ func (a *API) regenerateKeys(list string) endpoint {
 	}
 }
 
-// parseConnectionString splits an Event Hubs connection string into its
-// case-insensitive key=value fields.
-func parseConnectionString(s string) map[string]string {
-	out := map[string]string{}
-	for _, part := range strings.Split(s, ";") {
-		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-		if ok {
-			out[strings.ToLower(k)] = strings.TrimSpace(v)
-		}
-	}
-	return out
-}
-
 // advertiseEndpoint serves POST /_emulator/kafka-endpoint
 // {"advertised": "host:port"} (loopback callers only, like the token
 // route): the address connection strings name from now on, for an
@@ -327,7 +312,7 @@ func (a *API) revokeSessions(nodes ...string) {
 // ownEndpoint points a connection string this emulator handed out, whose
 // Endpoint names its AMQP endpoint, at its Kafka endpoint instead: an
 // AzureEventHub source reads through the Kafka surface.
-func (a *API) ownEndpoint(k *kafkaConnection) {
+func (a *API) ownEndpoint(k *runtime.KafkaConnection) {
 	amqp, _, ok := a.amqpEndpoint()
 	if !ok || k.ConnectionString == "" {
 		return

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/eventbody"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
@@ -29,15 +30,14 @@ const (
 // 10000000); timeoutMs (default 10000) bounds the wait for offsets not yet
 // written. The answer comes as soon as the range is read, with nextOffsets
 // in the same JSON form for the following call.
-func (a *API) consume(c *call) error {
-	_, _, s, err := a.source(c, false, store.RoleViewer)
+func (a dataHandlers) consume(c *call) error {
+	_, s, err := a.plane.Stream(c.r.Context(), c.caller(), c.r.PathValue("id"), c.r.PathValue("ds"), store.RoleViewer)
 	if err != nil {
 		return err
 	}
-	if !a.cfg.Broker.Enabled() {
-		return kafkaError(broker.ErrNoBroker)
-	}
-	if err := a.rt.EnsureStreamTopic(c.r.Context(), s); err != nil {
+	if err := a.plane.OpenStream(c.r.Context(), s); errors.Is(err, broker.ErrNoBroker) {
+		return kafkaError(err)
+	} else if err != nil {
 		return err
 	}
 	q := c.r.URL.Query()
@@ -62,16 +62,15 @@ func (a *API) consume(c *call) error {
 		}
 		rng.Timeout = time.Duration(n) * time.Millisecond
 	}
-	batch, err := a.cfg.Broker.Consume(c.r.Context(), s.Topic, rng)
+	batch, err := a.plane.ReadStream(c.r.Context(), s, rng)
 	var up *broker.UnknownPartitionError
 	if errors.As(err, &up) {
 		return fabricerr.BadParameter("startingOffsets/endingOffsets", "%v", up)
 	} else if err != nil {
 		return kafkaError(err)
 	}
-	defer batch.Release()                      // once the answer holds the records' bytes
-	a.rt.CountConsumed(s.Topic, batch.Records) // data insights
-	return writeConsumeAnswer(c.w, s.Topic, batch)
+	defer batch.Release() // once the answer holds the records' bytes
+	return eventbody.WriteConsumeAnswer(c.w, s.Topic, batch)
 }
 
 // parseOffsets reads Spark's offset forms. It returns explicit per-partition
@@ -96,7 +95,7 @@ func parseOffsets(v, topic, field string, def int64) (map[int32]int64, int64, er
 	if inner, ok := raw[topic]; ok && len(raw) == 1 {
 		parts = nil
 		if err := json.Unmarshal(inner, &parts); err != nil {
-			return nil, 0, fabricerr.BadParameter(field, "want {\"%s\": {\"<partition>\": offset}}: %s", topic, describeJSON(err))
+			return nil, 0, fabricerr.BadParameter(field, "want {\"%s\": {\"<partition>\": offset}}: %s", topic, fabricerr.DescribeJSON(err))
 		}
 	}
 	out := map[int32]int64{}

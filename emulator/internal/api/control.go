@@ -22,7 +22,7 @@ type tokenRequest struct {
 }
 
 // mintToken answers an OAuth2-shaped token response to loopback callers.
-func (a *API) mintToken(c *call) error {
+func (a emulatorHandlers) mintToken(c *call) error {
 	host, _, err := net.SplitHostPort(c.r.RemoteAddr)
 	if ip := net.ParseIP(host); !a.cfg.RemoteTokens && (err != nil || ip == nil || !ip.IsLoopback()) {
 		return fabricerr.New(http.StatusForbidden, fabricerr.Forbidden, "tokens are minted for loopback callers only")
@@ -65,6 +65,6 @@ func (a *API) mintToken(c *call) error {
 	})
 }
 
-func (a *API) health(c *call) error {
+func (a emulatorHandlers) health(c *call) error {
 	return c.JSON(http.StatusOK, map[string]any{"status": "ok", "kafka": a.cfg.Broker.Kind(), "bootstrapServers": a.cfg.Broker.Bootstrap()})
 }

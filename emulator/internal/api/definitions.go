@@ -45,7 +45,7 @@ type (
 func decodeDefinition(raw json.RawMessage) (storedDefinition, error) {
 	var d definitionJSON
 	if err := json.Unmarshal(raw, &d); err != nil {
-		return storedDefinition{}, jsonError("definition", err)
+		return storedDefinition{}, fabricerr.JSON("definition", err)
 	}
 	if d.Format != "" && !strings.EqualFold(d.Format, "eventstream") {
 		return storedDefinition{}, fabricerr.BadParameter("definition.format", "%q is not a format of Eventstream definitions; leave it out or send \"eventstream\"", d.Format)
@@ -79,7 +79,7 @@ func decodeDefinition(raw json.RawMessage) (storedDefinition, error) {
 		}
 		var probe map[string]any
 		if err := json.Unmarshal(payload, &probe); err != nil {
-			return out, fabricerr.New(http.StatusBadRequest, CorruptedPayload, "%s (%s): the payload is not a JSON object: %s", at, name, describeJSON(err))
+			return out, fabricerr.New(http.StatusBadRequest, CorruptedPayload, "%s (%s): the payload is not a JSON object: %s", at, name, fabricerr.DescribeJSON(err))
 		}
 		switch name {
 		case partTopology:
@@ -100,7 +100,7 @@ func decodeDefinition(raw json.RawMessage) (storedDefinition, error) {
 
 // getDefinition serves POST …/eventstreams/{id}/getDefinition and
 // …/items/{id}/getDefinition.
-func (a *API) getDefinition(typed string) endpoint {
+func (a definitionHandlers) getDefinition(typed string) endpoint {
 	return func(c *call) error {
 		es, err := a.item(c, typed, store.RoleContributor)
 		if err != nil {
@@ -112,7 +112,7 @@ func (a *API) getDefinition(typed string) endpoint {
 		if f := c.r.URL.Query().Get("format"); f != "" && !strings.EqualFold(f, "eventstream") {
 			return fabricerr.BadParameter("format", "%q is not a format of Eventstream definitions", f)
 		}
-		topo, err := a.renderTopology(c.r.Context(), es, false)
+		topo, err := a.plane.Topology(c.r.Context(), es, false)
 		if err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func (a *API) getDefinition(typed string) endpoint {
 }
 
 // updateDefinition serves POST …/updateDefinition?updateMetadata=.
-func (a *API) updateDefinition(typed string) endpoint {
+func (a definitionHandlers) updateDefinition(typed string) endpoint {
 	return func(c *call) error {
 		es, err := a.item(c, typed, store.RoleContributor)
 		if err != nil {

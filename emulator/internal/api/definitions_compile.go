@@ -11,11 +11,7 @@ import (
 // The definition compiler (internal/definition) turns a topology into a
 // plan; this file renders its refusals in Fabric's envelope.
 
-type (
-	node             = definition.Node
-	topology         = definition.Topology
-	storedDefinition = definition.Parts
-)
+type storedDefinition = definition.Parts
 
 // refusalError renders a definition's refusal in Fabric's envelope; other
 // errors pass unchanged.
@@ -29,7 +25,7 @@ func refusalError(err error) error {
 		return fabricerr.New(http.StatusBadRequest, EventstreamNodeNotSupported, "%s", r.Message).
 			WithDetails(fabricerr.Detail{ErrorCode: EventstreamNodeNotSupported, Message: r.Field})
 	case definition.Corrupted:
-		return fabricerr.New(http.StatusBadRequest, CorruptedPayload, "%s%s", r.Message, describeJSON(r.JSON))
+		return fabricerr.New(http.StatusBadRequest, CorruptedPayload, "%s%s", r.Message, fabricerr.DescribeJSON(r.JSON))
 	}
 	return fabricerr.BadParameter(r.Field, "%s", r.Message)
 }

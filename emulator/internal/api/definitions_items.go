@@ -71,7 +71,7 @@ func decodeItemDefinition(typ string, raw json.RawMessage) (store.Definition, er
 		Format string                 `json:"format"`
 		Parts  []store.DefinitionPart `json:"parts"`
 	}
-	if err := decodeJSON(raw, &d); err != nil {
+	if err := fabricerr.DecodeJSON(raw, &d); err != nil {
 		return store.Definition{}, err
 	}
 	if d.Parts == nil {

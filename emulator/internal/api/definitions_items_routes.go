@@ -16,7 +16,7 @@ import (
 // getItemDefinition answers getDefinition of a stored (not run) item: its
 // parts as stored, with .platform naming the item as it is now (a
 // .platform is made when none was sent, as Fabric always returns one).
-func (a *API) getItemDefinition(c *call, it store.Item) error {
+func (a definitionHandlers) getItemDefinition(c *call, it store.Item) error {
 	if !definable(it.Type) {
 		return notForItem(it)
 	}
@@ -64,7 +64,7 @@ func sameFormat(typ, a, b string) bool {
 // updateItemDefinition answers updateDefinition of a stored item; with
 // ?updateMetadata=true the .platform part's displayName and description
 // rename and describe the item.
-func (a *API) updateItemDefinition(c *call, it store.Item) error {
+func (a definitionHandlers) updateItemDefinition(c *call, it store.Item) error {
 	if !definable(it.Type) {
 		return notForItem(it)
 	}
@@ -86,7 +86,7 @@ func (a *API) updateItemDefinition(c *call, it store.Item) error {
 
 // definitionUpdate reads an updateDefinition call: its updateMetadata
 // query parameter and its body's definition (required).
-func (a *API) definitionUpdate(c *call) (updateMeta bool, definition json.RawMessage, err error) {
+func (a definitionHandlers) definitionUpdate(c *call) (updateMeta bool, definition json.RawMessage, err error) {
 	if q := c.r.URL.Query().Get("updateMetadata"); q != "" {
 		if updateMeta, err = strconv.ParseBool(q); err != nil {
 			return false, nil, fabricerr.BadParameter("updateMetadata", "want true or false, got %q", q)

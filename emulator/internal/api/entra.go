@@ -11,17 +11,18 @@ import (
 // answers and errors, in Entra's format) and the emulator-native routes
 // of its application registry.
 func (a *API) entraRoutes() {
+	entraH := entraHandlers{a}
 	for pattern, h := range a.cfg.Entra.Routes() {
 		a.mux.HandleFunc(pattern, h)
 	}
-	a.handle("POST /_emulator/entra/apps", false, a.registerApp)
-	a.handle("GET /_emulator/entra/apps", false, a.listApps)
+	a.handle("POST /_emulator/entra/apps", false, entraH.registerApp)
+	a.handle("GET /_emulator/entra/apps", false, entraH.listApps)
 }
 
 // registerApp registers (or replaces) an application of the token service:
 // {clientId, clientSecret, objectId?, displayName?}. Its secret is checked
 // from then on, so a test can be refused with AADSTS7000215.
-func (a *API) registerApp(c *call) error {
+func (a entraHandlers) registerApp(c *call) error {
 	if err := a.loopbackOnly(c, "registering an application"); err != nil {
 		return err
 	}
@@ -38,7 +39,7 @@ func (a *API) registerApp(c *call) error {
 }
 
 // listApps lists the registered applications, without their secrets.
-func (a *API) listApps(c *call) error {
+func (a entraHandlers) listApps(c *call) error {
 	if err := a.loopbackOnly(c, "listing applications"); err != nil {
 		return err
 	}

@@ -65,12 +65,5 @@ func (a *API) public(r *http.Request, requestID string, err error) *fabricerr.Er
 	return &out
 }
 
-// scrub replaces the OneLake root in msg (a failure of the Delta writer
-// names its files) with "OneLake", so a message names the table's place
-// without the server's directories.
-func (a *API) scrub(msg string) string {
-	if a.cfg.OneLakeDir == "" {
-		return msg
-	}
-	return strings.ReplaceAll(msg, strings.TrimSuffix(a.cfg.OneLakeDir, "/"), "OneLake")
-}
+// scrub keeps the server's directories out of msg (control.Plane.Scrub).
+func (a *API) scrub(msg string) string { return a.plane.Scrub(msg) }

@@ -45,7 +45,7 @@ var kqlDatabaseKind = kind{
 			return fabricerr.BadParameter("creationPayload", "is required for a KQLDatabase: {\"databaseType\": \"ReadWrite\", \"parentEventhouseItemId\": \"<guid>\"}")
 		}
 		var p kqlDatabaseProps
-		if err := decodeJSON(payload, &p); err != nil {
+		if err := fabricerr.DecodeJSON(payload, &p); err != nil {
 			return err
 		}
 		return a.plane.SetKQLDatabase(c.r.Context(), it, p)

@@ -1,14 +1,11 @@
 package api
 
 import (
-	"errors"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
-	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
@@ -22,46 +19,9 @@ var eventstreamKind = kind{
 	},
 }
 
-// source finds the Eventstream {id} and its stream {ds}. When workspaced, the
-// item must belong to the call's {ws}; otherwise (the notebook routes) the
-// caller's role is checked on the item's own workspace.
-func (a *API) source(c *call, workspaced bool, min store.Role) (store.Item, eventstream.Model, eventstream.Stream, error) {
-	var it store.Item
-	var err error
-	if workspaced {
-		it, err = a.item(c, TypeEventstream, min)
-	} else {
-		id := c.r.PathValue("id")
-		it, err = a.cfg.Store.GetItem(c.r.Context(), id)
-		if errors.Is(err, store.ErrNotFound) || (err == nil && it.Type != TypeEventstream) {
-			err = fabricerr.NotFound(fabricerr.ItemNotFound, "Eventstream", id)
-		} else if err == nil {
-			err = a.require(c, it.WorkspaceID, min)
-		}
-	}
-	if err != nil {
-		return it, eventstream.Model{}, eventstream.Stream{}, err
-	}
-	m, err := eventstream.Decode(it)
-	if err != nil {
-		return it, m, eventstream.Stream{}, err
-	}
-	ds := c.r.PathValue("ds")
-	if s, ok := m.Stream(ds); ok {
-		return it, m, s, nil
-	}
-	// A definition's CustomEndpoint source feeds the DefaultStream.
-	if len(m.Streams) > 0 && slices.Contains(m.CustomSources(), strings.ToLower(ds)) {
-		return it, m, m.Streams[0], nil
-	}
-	return it, m, eventstream.Stream{}, fabricerr.NotFound(fabricerr.DatasourceNotFound, "Datasource", ds).
-		WithDetails(fabricerr.Detail{ErrorCode: fabricerr.DatasourceNotFound,
-			Message: "GET the Eventstream item and read properties.streams[0].id for its datasource id"})
-}
-
 // resolve answers the Spark adapter's lookup of a notebook's eventstream.* options.
-func (a *API) resolve(c *call) error {
-	it, _, s, err := a.source(c, false, store.RoleViewer)
+func (a dataHandlers) resolve(c *call) error {
+	it, s, err := a.plane.Stream(c.r.Context(), c.caller(), c.r.PathValue("id"), c.r.PathValue("ds"), store.RoleViewer)
 	if err != nil {
 		return err
 	}
@@ -91,7 +51,7 @@ func (a *API) resolve(c *call) error {
 }
 
 // bootstrap is the broker list clients are told to use.
-func (a *API) bootstrap() []string {
+func (a dataHandlers) bootstrap() []string {
 	if len(a.cfg.Advertised) > 0 {
 		return a.cfg.Advertised
 	}

@@ -64,7 +64,7 @@ func (ic insightsCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	for _, es := range items {
-		nodes, err := ic.a.insightNodes(ctx, es)
+		nodes, err := ic.a.plane.InsightNodes(ctx, es)
 		if err != nil {
 			continue // an Eventstream whose model does not decode has no nodes to show
 		}
@@ -85,13 +85,13 @@ func (ic insightsCollector) Collect(ch chan<- prometheus.Metric) {
 // prometheusMetrics serves GET /_emulator/metrics in Prometheus text
 // format, to loopback callers (or any caller with --remote-tokens, as the
 // token route).
-func (a *API) prometheusMetrics(c *call) error {
+func (a insightHandlers) prometheusMetrics(c *call) error {
 	host, _, err := net.SplitHostPort(c.r.RemoteAddr)
 	if ip := net.ParseIP(host); !a.cfg.RemoteTokens && (err != nil || ip == nil || !ip.IsLoopback()) {
 		return fabricerr.New(http.StatusForbidden, fabricerr.Forbidden, "metrics are served to loopback callers only")
 	}
 	reg := prometheus.NewRegistry()
-	if err := reg.Register(insightsCollector{a}); err != nil {
+	if err := reg.Register(insightsCollector{a.API}); err != nil {
 		return err
 	}
 	promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}).ServeHTTP(c.w, c.r)

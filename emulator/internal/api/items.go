@@ -68,12 +68,12 @@ type itemJSON = wire.Item
 
 // renderItem renders it for a typed route (typed != ""), with the type's
 // properties, or for the generic items routes, whose Item has none.
-func (a *API) renderItem(c *call, typed string, it store.Item) itemJSON {
+func (a itemHandlers) renderItem(c *call, typed string, it store.Item) itemJSON {
 	j := itemJSON{ID: it.ID, Type: it.Type, DisplayName: it.DisplayName, Description: it.Description, WorkspaceID: it.WorkspaceID}
 	if k, ok := kinds[it.Type]; ok && k.callProperties != nil && typed != "" {
-		j.Properties = k.callProperties(a, c, it)
+		j.Properties = k.callProperties(a.API, c, it)
 	} else if ok && k.properties != nil && typed != "" {
-		j.Properties = k.properties(a, it)
+		j.Properties = k.properties(a.API, it)
 	}
 	return j
 }
@@ -92,7 +92,7 @@ func validItemName(typ, name string) error { return control.ValidName(typ, name)
 func validItemDescription(d string) error { return control.ValidDescription(d) }
 
 // createItem serves POST …/items (typed == "") and the typed collections.
-func (a *API) createItem(typed string) endpoint {
+func (a itemHandlers) createItem(typed string) endpoint {
 	return func(c *call) error {
 		ws, err := a.workspace(c, store.RoleContributor)
 		if err != nil {
@@ -143,7 +143,7 @@ func (a *API) createItem(typed string) endpoint {
 		}
 		it := store.Item{ID: uuid.NewString(), WorkspaceID: ws.ID, Type: typ, DisplayName: req.DisplayName, Description: req.Description, CreatedAt: a.cfg.Now()}
 		if k.creation != nil {
-			if err := k.creation(a, c, &it, req.CreationPayload); err != nil {
+			if err := k.creation(a.API, c, &it, req.CreationPayload); err != nil {
 				return err
 			}
 		}
@@ -168,7 +168,7 @@ func (a *API) item(c *call, typed string, min store.Role) (store.Item, error) {
 	return a.plane.Item(c.r.Context(), c.caller(), control.ItemRef{WorkspaceID: c.r.PathValue("ws"), ID: c.r.PathValue("id"), Type: typed}, min)
 }
 
-func (a *API) listItems(typed string) endpoint {
+func (a itemHandlers) listItems(typed string) endpoint {
 	return func(c *call) error {
 		if _, err := a.workspace(c, store.RoleViewer); err != nil {
 			return err
@@ -196,7 +196,7 @@ func (a *API) listItems(typed string) endpoint {
 	}
 }
 
-func (a *API) getItem(typed string) endpoint {
+func (a itemHandlers) getItem(typed string) endpoint {
 	return func(c *call) error {
 		it, err := a.item(c, typed, store.RoleViewer)
 		if err != nil {
@@ -206,7 +206,7 @@ func (a *API) getItem(typed string) endpoint {
 	}
 }
 
-func (a *API) updateItem(typed string) endpoint {
+func (a itemHandlers) updateItem(typed string) endpoint {
 	return func(c *call) error {
 		if _, err := a.item(c, typed, store.RoleContributor); err != nil {
 			return err // the caller's reach first, as every route answers
@@ -224,7 +224,7 @@ func (a *API) updateItem(typed string) endpoint {
 	}
 }
 
-func (a *API) deleteItem(typed string) endpoint {
+func (a itemHandlers) deleteItem(typed string) endpoint {
 	return func(c *call) error {
 		ref := control.ItemRef{WorkspaceID: c.r.PathValue("ws"), ID: c.r.PathValue("id"), Type: typed}
 		return answerOK(c, a.plane.DeleteItem(c.r.Context(), c.caller(), ref))
@@ -233,7 +233,7 @@ func (a *API) deleteItem(typed string) endpoint {
 
 // planCreation checks the definition raw of Eventstream it (not yet
 // stored) and gives it the plan's DefaultStream.
-func (a *API) planCreation(c *call, it *store.Item, raw json.RawMessage) (*definition.Plan, error) {
+func (a itemHandlers) planCreation(c *call, it *store.Item, raw json.RawMessage) (*definition.Plan, error) {
 	def, err := decodeDefinition(raw)
 	if err != nil {
 		return nil, err

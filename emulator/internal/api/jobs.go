@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/control"
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/wire"
 )
@@ -43,7 +44,7 @@ func jobRef(c *call) control.JobRef {
 
 // runJob serves POST …/items/{id}/jobs/{jobType}/instances and the older
 // …/jobs/instances?jobType= form: 202 with Location and Retry-After.
-func (a *API) runJob(c *call) error {
+func (a jobHandlers) runJob(c *call) error {
 	jobType := c.r.PathValue("jobType")
 	if jobType == "" {
 		jobType = c.r.URL.Query().Get("jobType")
@@ -59,7 +60,7 @@ func (a *API) runJob(c *call) error {
 			ExecutionData json.RawMessage `json:"executionData"`
 			Parameters    json.RawMessage `json:"parameters"`
 		}
-		if err := decodeJSON(body, &req); err != nil {
+		if err := fabricerr.DecodeJSON(body, &req); err != nil {
 			return err
 		}
 	}
@@ -73,7 +74,7 @@ func (a *API) runJob(c *call) error {
 	return nil
 }
 
-func (a *API) listJobs(c *call) error {
+func (a jobHandlers) listJobs(c *call) error {
 	if _, err := a.item(c, "", store.RoleViewer); err != nil {
 		return err
 	}
@@ -92,7 +93,7 @@ func (a *API) listJobs(c *call) error {
 	return list(c, out, next)
 }
 
-func (a *API) getJob(c *call) error {
+func (a jobHandlers) getJob(c *call) error {
 	j, err := a.plane.Job(c.r.Context(), c.caller(), jobRef(c), store.RoleViewer)
 	if err != nil {
 		return err
@@ -103,7 +104,7 @@ func (a *API) getJob(c *call) error {
 	return c.JSON(http.StatusOK, renderJob(j))
 }
 
-func (a *API) cancelJob(c *call) error {
+func (a jobHandlers) cancelJob(c *call) error {
 	j, err := a.plane.CancelJob(c.r.Context(), c.caller(), jobRef(c))
 	if err != nil {
 		return err

@@ -42,7 +42,7 @@ func lakehouseProperties(a *API, c *call, it store.Item) any {
 
 // listTables serves GET …/lakehouses/{id}/tables: every directory under
 // Tables/ that holds a Delta log, in Fabric's shape (the array is "data").
-func (a *API) listTables(c *call) error {
+func (a lakehouseHandlers) listTables(c *call) error {
 	it, err := a.item(c, TypeLakehouse, store.RoleViewer)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/fabrictest/fabrictest/emulator/pipeline"
@@ -15,7 +16,7 @@ func operatorError(err error) error { return runtime.OperatorError(err) }
 // setOperators serves POST …/eventstreams/{id}/operators: the body (a list,
 // {"operators": [...]}, or one operator) replaces the chain. Nothing changes
 // unless every operator is valid.
-func (a *API) setOperators(c *call) error {
+func (a operatorHandlers) setOperators(c *call) error {
 	if _, err := a.item(c, TypeEventstream, store.RoleContributor); err != nil {
 		return err // before the body is read, as every route checks the caller first
 	}
@@ -25,7 +26,7 @@ func (a *API) setOperators(c *call) error {
 	}
 	var probe any
 	if err := json.Unmarshal(body, &probe); err != nil {
-		return jsonError("", err)
+		return fabricerr.JSON("", err)
 	}
 	ops, err := pipeline.Parse(body)
 	if err != nil {
@@ -35,7 +36,7 @@ func (a *API) setOperators(c *call) error {
 }
 
 // answerOperators sets the chain to ops and answers it.
-func (a *API) answerOperators(c *call, ops []pipeline.Operator) error {
+func (a operatorHandlers) answerOperators(c *call, ops []pipeline.Operator) error {
 	out, err := a.plane.SetOperators(c.r.Context(), c.caller(), esRef(c), ops)
 	if err != nil {
 		return err
@@ -43,7 +44,7 @@ func (a *API) answerOperators(c *call, ops []pipeline.Operator) error {
 	return c.JSON(http.StatusOK, map[string]any{"operators": out})
 }
 
-func (a *API) getOperators(c *call) error {
+func (a operatorHandlers) getOperators(c *call) error {
 	ops, err := a.plane.Operators(c.r.Context(), c.caller(), esRef(c))
 	if err != nil {
 		return err
@@ -51,4 +52,4 @@ func (a *API) getOperators(c *call) error {
 	return c.JSON(http.StatusOK, map[string]any{"operators": ops})
 }
 
-func (a *API) deleteOperators(c *call) error { return a.answerOperators(c, nil) }
+func (a operatorHandlers) deleteOperators(c *call) error { return a.answerOperators(c, nil) }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/fabrictest/fabrictest/emulator/internal/eventbody"
 )
 
 // benchProduceBody is the body of emulator's BenchmarkRatios: 1,000 small
@@ -31,10 +33,10 @@ func BenchmarkParseEvents(b *testing.B) {
 	now := time.Now()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		sc := getScratch()
-		if _, err := parseEvents(body, now, sc); err != nil {
+		sc := eventbody.GetScratch()
+		if _, err := eventbody.Parse(body, now, sc); err != nil {
 			b.Fatal(err)
 		}
-		sc.release()
+		sc.Release()
 	}
 }

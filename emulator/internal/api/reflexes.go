@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/control"
+	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
@@ -16,7 +17,7 @@ func triggerRef(c *call) control.TriggerRef {
 	return control.TriggerRef{Reflex: control.ItemRef{WorkspaceID: c.r.PathValue("ws"), ID: c.r.PathValue("id")}, Trigger: c.r.PathValue("trigger")}
 }
 
-func (a *API) createTrigger(c *call) error {
+func (a triggerHandlers) createTrigger(c *call) error {
 	if _, err := a.item(c, TypeReflex, store.RoleContributor); err != nil {
 		return err // the caller's reach first, as every route answers
 	}
@@ -38,7 +39,7 @@ func renderTrigger(t runtime.Trigger) runtime.Trigger {
 	return t
 }
 
-func (a *API) listTriggers(c *call) error {
+func (a triggerHandlers) listTriggers(c *call) error {
 	ts, err := a.plane.Triggers(c.r.Context(), c.caller(), triggerRef(c).Reflex)
 	if err != nil {
 		return err
@@ -50,7 +51,7 @@ func (a *API) listTriggers(c *call) error {
 	return list(c, out, 0)
 }
 
-func (a *API) getTrigger(c *call) error {
+func (a triggerHandlers) getTrigger(c *call) error {
 	_, t, err := a.plane.Trigger(c.r.Context(), c.caller(), triggerRef(c), store.RoleViewer)
 	if err != nil {
 		return err
@@ -59,7 +60,7 @@ func (a *API) getTrigger(c *call) error {
 }
 
 // updateTrigger applies the fields present in the body and re-validates the whole rule.
-func (a *API) updateTrigger(c *call) error {
+func (a triggerHandlers) updateTrigger(c *call) error {
 	if _, _, err := a.plane.Trigger(c.r.Context(), c.caller(), triggerRef(c), store.RoleContributor); err != nil {
 		return err // the caller's reach first, as every route answers
 	}
@@ -67,7 +68,7 @@ func (a *API) updateTrigger(c *call) error {
 	if err != nil {
 		return err
 	}
-	patch := func(t *runtime.Trigger) error { return decodeJSON(body, t) }
+	patch := func(t *runtime.Trigger) error { return fabricerr.DecodeJSON(body, t) }
 	t, err := a.plane.UpdateTrigger(c.r.Context(), c.caller(), triggerRef(c), patch)
 	if err != nil {
 		return err
@@ -75,6 +76,6 @@ func (a *API) updateTrigger(c *call) error {
 	return c.JSON(http.StatusOK, renderTrigger(t))
 }
 
-func (a *API) deleteTrigger(c *call) error {
+func (a triggerHandlers) deleteTrigger(c *call) error {
 	return answerOK(c, a.plane.DeleteTrigger(c.r.Context(), c.caller(), triggerRef(c)))
 }

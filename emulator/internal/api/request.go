@@ -1,9 +1,7 @@
 package api
 
 import (
-	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -77,22 +75,7 @@ func (a *API) decode(c *call, v any) error {
 	if err != nil {
 		return err
 	}
-	return decodeJSON(body, v)
-}
-
-func decodeJSON(body []byte, v any) error {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidRequest, "the request body is empty; a JSON object is required")
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return jsonError("", err)
-	}
-	if dec.More() {
-		return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidRequest, "the request body has data after its JSON value")
-	}
-	return nil
+	return fabricerr.DecodeJSON(body, v)
 }
 
 // page reads ?continuationToken into a store page of the configured size.

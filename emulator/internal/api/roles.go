@@ -23,7 +23,7 @@ func roleRef(c *call) control.RoleRef {
 	return control.RoleRef{WorkspaceID: c.r.PathValue("ws"), PrincipalID: c.r.PathValue("principal")}
 }
 
-func (a *API) addRole(c *call) error {
+func (a roleHandlers) addRole(c *call) error {
 	if _, err := a.workspace(c, store.RoleMember); err != nil {
 		return err // the caller's reach first, as every route answers
 	}
@@ -43,7 +43,7 @@ func (a *API) addRole(c *call) error {
 	return c.JSON(http.StatusCreated, renderRole(ra))
 }
 
-func (a *API) listRoles(c *call) error {
+func (a roleHandlers) listRoles(c *call) error {
 	if _, err := a.workspace(c, store.RoleViewer); err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (a *API) listRoles(c *call) error {
 	return list(c, out, next)
 }
 
-func (a *API) getRole(c *call) error {
+func (a roleHandlers) getRole(c *call) error {
 	ra, err := a.plane.RoleAssignment(c.r.Context(), c.caller(), roleRef(c), store.RoleViewer)
 	if err != nil {
 		return err
@@ -70,7 +70,7 @@ func (a *API) getRole(c *call) error {
 	return c.JSON(http.StatusOK, renderRole(ra))
 }
 
-func (a *API) updateRole(c *call) error {
+func (a roleHandlers) updateRole(c *call) error {
 	if _, err := a.plane.RoleAssignment(c.r.Context(), c.caller(), roleRef(c), store.RoleMember); err != nil {
 		return err // the caller's reach first, as every route answers
 	}
@@ -87,6 +87,6 @@ func (a *API) updateRole(c *call) error {
 	return c.JSON(http.StatusOK, renderRole(ra))
 }
 
-func (a *API) deleteRole(c *call) error {
+func (a roleHandlers) deleteRole(c *call) error {
 	return answerOK(c, a.plane.DeleteRole(c.r.Context(), c.caller(), roleRef(c)))
 }

@@ -24,49 +24,55 @@ func (a *API) routes() {
 
 // controlRoutes registers the emulator's control plane.
 func (a *API) controlRoutes() {
+	emulatorH := emulatorHandlers{a}
+	clockH := clockHandlers{a}
 	// Control plane, no token (the token route is loopback-only).
-	a.handle("POST /_emulator/token", false, a.mintToken)
-	a.handle("GET /_emulator/health", false, a.health)
+	a.handle("POST /_emulator/token", false, emulatorH.mintToken)
+	a.handle("GET /_emulator/health", false, emulatorH.health)
 	a.handle("POST /_emulator/kafka-endpoint", false, a.advertiseEndpoint)
-	a.handle("GET /_emulator/clock", false, a.getClock)
-	a.handle("POST /_emulator/clock", false, a.advanceClock)
-	a.handle("GET /_emulator/ca.pem", false, a.caCertificate)
+	a.handle("GET /_emulator/clock", false, clockH.getClock)
+	a.handle("POST /_emulator/clock", false, clockH.advanceClock)
+	a.handle("GET /_emulator/ca.pem", false, emulatorH.caCertificate)
 }
 
 // workspaceRoutes registers workspaces, their role assignments and folders.
 func (a *API) workspaceRoutes() {
-	a.handle("POST /v1/workspaces", true, a.createWorkspace)
-	a.handle("GET /v1/workspaces", true, a.listWorkspaces)
-	a.handle("GET /v1/workspaces/{ws}", true, a.getWorkspace)
-	a.handle("PATCH /v1/workspaces/{ws}", true, a.updateWorkspace)
-	a.handle("DELETE /v1/workspaces/{ws}", true, a.deleteWorkspace)
+	workspaceH := workspaceHandlers{a}
+	roleH := roleHandlers{a}
+	a.handle("POST /v1/workspaces", true, workspaceH.createWorkspace)
+	a.handle("GET /v1/workspaces", true, workspaceH.listWorkspaces)
+	a.handle("GET /v1/workspaces/{ws}", true, workspaceH.getWorkspace)
+	a.handle("PATCH /v1/workspaces/{ws}", true, workspaceH.updateWorkspace)
+	a.handle("DELETE /v1/workspaces/{ws}", true, workspaceH.deleteWorkspace)
 
-	a.handle("POST /v1/workspaces/{ws}/roleAssignments", true, a.addRole)
-	a.handle("GET /v1/workspaces/{ws}/roleAssignments", true, a.listRoles)
-	a.handle("GET /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.getRole)
-	a.handle("PATCH /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.updateRole)
-	a.handle("DELETE /v1/workspaces/{ws}/roleAssignments/{principal}", true, a.deleteRole)
-	a.handle("GET /v1/workspaces/{ws}/folders", true, a.listFolders)
+	a.handle("POST /v1/workspaces/{ws}/roleAssignments", true, roleH.addRole)
+	a.handle("GET /v1/workspaces/{ws}/roleAssignments", true, roleH.listRoles)
+	a.handle("GET /v1/workspaces/{ws}/roleAssignments/{principal}", true, roleH.getRole)
+	a.handle("PATCH /v1/workspaces/{ws}/roleAssignments/{principal}", true, roleH.updateRole)
+	a.handle("DELETE /v1/workspaces/{ws}/roleAssignments/{principal}", true, roleH.deleteRole)
+	a.handle("GET /v1/workspaces/{ws}/folders", true, workspaceH.listFolders)
 }
 
 // itemRoutes registers the generic and the typed item collections.
 func (a *API) itemRoutes() {
-	a.handle("POST /v1/workspaces/{ws}/items", true, a.lro(store.RoleContributor, a.createItem("")))
-	a.handle("GET /v1/workspaces/{ws}/items", true, a.listItems(""))
-	a.handle("GET /v1/workspaces/{ws}/items/{id}", true, a.getItem(""))
-	a.handle("PATCH /v1/workspaces/{ws}/items/{id}", true, a.updateItem(""))
-	a.handle("DELETE /v1/workspaces/{ws}/items/{id}", true, a.deleteItem(""))
+	itemH := itemHandlers{a}
+	definitionH := definitionHandlers{a}
+	a.handle("POST /v1/workspaces/{ws}/items", true, a.lro(store.RoleContributor, itemH.createItem("")))
+	a.handle("GET /v1/workspaces/{ws}/items", true, itemH.listItems(""))
+	a.handle("GET /v1/workspaces/{ws}/items/{id}", true, itemH.getItem(""))
+	a.handle("PATCH /v1/workspaces/{ws}/items/{id}", true, itemH.updateItem(""))
+	a.handle("DELETE /v1/workspaces/{ws}/items/{id}", true, itemH.deleteItem(""))
 
 	for _, t := range itemTypeTable {
 		base := "/v1/workspaces/{ws}/" + t.collection
-		a.handle("POST "+base, true, a.lro(store.RoleContributor, a.createItem(t.typ)))
-		a.handle("GET "+base, true, a.listItems(t.typ))
-		a.handle("GET "+base+"/{id}", true, a.getItem(t.typ))
-		a.handle("PATCH "+base+"/{id}", true, a.updateItem(t.typ))
-		a.handle("DELETE "+base+"/{id}", true, a.deleteItem(t.typ))
+		a.handle("POST "+base, true, a.lro(store.RoleContributor, itemH.createItem(t.typ)))
+		a.handle("GET "+base, true, itemH.listItems(t.typ))
+		a.handle("GET "+base+"/{id}", true, itemH.getItem(t.typ))
+		a.handle("PATCH "+base+"/{id}", true, itemH.updateItem(t.typ))
+		a.handle("DELETE "+base+"/{id}", true, itemH.deleteItem(t.typ))
 		if t.definition && t.typ != TypeEventstream { // the Eventstream's are eventstreamRoutes'
-			a.handle("POST "+base+"/{id}/getDefinition", true, a.lro(store.RoleContributor, a.getDefinition(t.typ)))
-			a.handle("POST "+base+"/{id}/updateDefinition", true, a.lro(store.RoleContributor, a.updateDefinition(t.typ)))
+			a.handle("POST "+base+"/{id}/getDefinition", true, a.lro(store.RoleContributor, definitionH.getDefinition(t.typ)))
+			a.handle("POST "+base+"/{id}/updateDefinition", true, a.lro(store.RoleContributor, definitionH.updateDefinition(t.typ)))
 		}
 	}
 }
@@ -74,48 +80,57 @@ func (a *API) itemRoutes() {
 // eventstreamRoutes registers eventstream definitions, topology, sources,
 // destinations and operators, and lakehouse tables.
 func (a *API) eventstreamRoutes() {
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/events", true, a.produce)
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, a.bind)
-	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, a.listDestinations)
-	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, a.unbindAll)
-	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}", true, a.getDestination)
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/getDefinition", true, a.lro(store.RoleContributor, a.getDefinition(TypeEventstream)))
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/updateDefinition", true, a.lro(store.RoleContributor, a.updateDefinition(TypeEventstream)))
-	a.handle("POST /v1/workspaces/{ws}/items/{id}/getDefinition", true, a.lro(store.RoleContributor, a.getDefinition("")))
-	a.handle("POST /v1/workspaces/{ws}/items/{id}/updateDefinition", true, a.lro(store.RoleContributor, a.updateDefinition("")))
-	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/topology", true, a.getTopology)
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/pause", true, a.pauseEventstream)
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/resume", true, a.resumeEventstream)
-	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}", true, a.getSource)
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/pause", true, a.pauseSource)
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/resume", true, a.resumeSource)
+	dataH := dataHandlers{a}
+	destinationH := destinationHandlers{a}
+	topologyH := topologyHandlers{a}
+	definitionH := definitionHandlers{a}
+	clockH := clockHandlers{a}
+	operatorH := operatorHandlers{a}
+	lakehouseH := lakehouseHandlers{a}
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/events", true, dataH.produce)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, destinationH.bind)
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, destinationH.listDestinations)
+	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/destinations", true, destinationH.unbindAll)
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}", true, topologyH.getDestination)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/getDefinition", true, a.lro(store.RoleContributor, definitionH.getDefinition(TypeEventstream)))
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/updateDefinition", true, a.lro(store.RoleContributor, definitionH.updateDefinition(TypeEventstream)))
+	a.handle("POST /v1/workspaces/{ws}/items/{id}/getDefinition", true, a.lro(store.RoleContributor, definitionH.getDefinition("")))
+	a.handle("POST /v1/workspaces/{ws}/items/{id}/updateDefinition", true, a.lro(store.RoleContributor, definitionH.updateDefinition("")))
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/topology", true, topologyH.getTopology)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/pause", true, topologyH.pauseEventstream)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/resume", true, topologyH.resumeEventstream)
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}", true, topologyH.getSource)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/pause", true, topologyH.pauseSource)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/resume", true, topologyH.resumeSource)
 	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/connection", true, a.getConnection("sources"))
 	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/connection", true, a.getConnection("destinations"))
 	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/sources/{ds}/connection/regenerateKeys", true, a.regenerateKeys("sources"))
 	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/connection/regenerateKeys", true, a.regenerateKeys("destinations"))
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/pause", true, a.pauseDestination)
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/resume", true, a.resumeDestination)
-	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}", true, a.unbind)
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/flush", true, a.flushDestination)
-	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/operators", true, a.setOperators)
-	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/operators", true, a.getOperators)
-	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/operators", true, a.deleteOperators)
-	a.handle("GET /v1/workspaces/{ws}/lakehouses/{id}/tables", true, a.listTables)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/pause", true, topologyH.pauseDestination)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/resume", true, topologyH.resumeDestination)
+	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}", true, destinationH.unbind)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/destinations/{dest}/flush", true, clockH.flushDestination)
+	a.handle("POST /v1/workspaces/{ws}/eventstreams/{id}/operators", true, operatorH.setOperators)
+	a.handle("GET /v1/workspaces/{ws}/eventstreams/{id}/operators", true, operatorH.getOperators)
+	a.handle("DELETE /v1/workspaces/{ws}/eventstreams/{id}/operators", true, operatorH.deleteOperators)
+	a.handle("GET /v1/workspaces/{ws}/lakehouses/{id}/tables", true, lakehouseH.listTables)
 }
 
 // jobAndTriggerRoutes registers item job instances and reflex triggers.
 func (a *API) jobAndTriggerRoutes() {
-	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/{jobType}/instances", true, a.runJob)
-	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/instances", true, a.runJob)
-	a.handle("GET /v1/workspaces/{ws}/items/{id}/jobs/instances", true, a.listJobs)
-	a.handle("GET /v1/workspaces/{ws}/items/{id}/jobs/instances/{job}", true, a.getJob)
-	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/instances/{job}/cancel", true, a.cancelJob)
+	jobH := jobHandlers{a}
+	triggerH := triggerHandlers{a}
+	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/{jobType}/instances", true, jobH.runJob)
+	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/instances", true, jobH.runJob)
+	a.handle("GET /v1/workspaces/{ws}/items/{id}/jobs/instances", true, jobH.listJobs)
+	a.handle("GET /v1/workspaces/{ws}/items/{id}/jobs/instances/{job}", true, jobH.getJob)
+	a.handle("POST /v1/workspaces/{ws}/items/{id}/jobs/instances/{job}/cancel", true, jobH.cancelJob)
 
-	a.handle("POST /v1/workspaces/{ws}/reflexes/{id}/triggers", true, a.createTrigger)
-	a.handle("GET /v1/workspaces/{ws}/reflexes/{id}/triggers", true, a.listTriggers)
-	a.handle("GET /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, a.getTrigger)
-	a.handle("PATCH /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, a.updateTrigger)
-	a.handle("DELETE /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, a.deleteTrigger)
+	a.handle("POST /v1/workspaces/{ws}/reflexes/{id}/triggers", true, triggerH.createTrigger)
+	a.handle("GET /v1/workspaces/{ws}/reflexes/{id}/triggers", true, triggerH.listTriggers)
+	a.handle("GET /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, triggerH.getTrigger)
+	a.handle("PATCH /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, triggerH.updateTrigger)
+	a.handle("DELETE /v1/workspaces/{ws}/reflexes/{id}/triggers/{trigger}", true, triggerH.deleteTrigger)
 }
 
 // operationRoutes registers the long-running operations.
@@ -130,17 +145,20 @@ func (a *API) operationRoutes() {
 // connectionRoutes registers the emulator's registry of the Kafka
 // clusters Kafka-protocol sources name.
 func (a *API) connectionRoutes() {
-	a.handle("PUT /v1/_emulator/connections/{connectionId}", true, a.putConnection)
-	a.handle("GET /v1/_emulator/connections/{connectionId}", true, a.getDataConnection)
-	a.handle("GET /v1/_emulator/connections", true, a.listDataConnections)
-	a.handle("DELETE /v1/_emulator/connections/{connectionId}", true, a.deleteConnection)
+	registryH := registryHandlers{a}
+	r := registryH
+	a.handle("PUT /v1/_emulator/connections/{connectionId}", true, r.put)
+	a.handle("GET /v1/_emulator/connections/{connectionId}", true, r.get)
+	a.handle("GET /v1/_emulator/connections", true, r.list)
+	a.handle("DELETE /v1/_emulator/connections/{connectionId}", true, r.delete)
 }
 
 // dataPlaneRoutes registers the emulator-native data plane of custom
 // endpoint sources.
 func (a *API) dataPlaneRoutes() {
-	a.handle("GET /v1/eventstreams/{id}/sources/{ds}", true, a.resolve)
-	a.handle("GET /v1/eventstreams/{id}/sources/{ds}/events", true, a.waiting(MaxTimeout, a.consume))
+	dataH := dataHandlers{a}
+	a.handle("GET /v1/eventstreams/{id}/sources/{ds}", true, dataH.resolve)
+	a.handle("GET /v1/eventstreams/{id}/sources/{ds}/events", true, a.waiting(MaxTimeout, dataH.consume))
 }
 
 // waiting serves fn, which may wait up to wait before it answers, with its

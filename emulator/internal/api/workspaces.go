@@ -22,7 +22,7 @@ func renderWorkspace(ws store.Workspace, info bool) workspaceJSON {
 	return j
 }
 
-func (a *API) createWorkspace(c *call) error {
+func (a workspaceHandlers) createWorkspace(c *call) error {
 	var req control.WorkspaceRequest
 	if err := a.decode(c, &req); err != nil {
 		return err
@@ -35,7 +35,7 @@ func (a *API) createWorkspace(c *call) error {
 	return c.JSON(http.StatusCreated, renderWorkspace(ws, false))
 }
 
-func (a *API) listWorkspaces(c *call) error {
+func (a workspaceHandlers) listWorkspaces(c *call) error {
 	var roles []store.Role
 	if s := c.r.URL.Query().Get("roles"); s != "" {
 		for _, name := range strings.Split(s, ",") {
@@ -61,7 +61,7 @@ func (a *API) listWorkspaces(c *call) error {
 	return list(c, out, next)
 }
 
-func (a *API) getWorkspace(c *call) error {
+func (a workspaceHandlers) getWorkspace(c *call) error {
 	ws, err := a.workspace(c, store.RoleViewer)
 	if err != nil {
 		return err
@@ -69,7 +69,7 @@ func (a *API) getWorkspace(c *call) error {
 	return c.JSON(http.StatusOK, renderWorkspace(ws, true))
 }
 
-func (a *API) updateWorkspace(c *call) error {
+func (a workspaceHandlers) updateWorkspace(c *call) error {
 	if _, err := a.workspace(c, store.RoleAdmin); err != nil {
 		return err // the caller's reach first, as every route answers
 	}
@@ -86,7 +86,7 @@ func (a *API) updateWorkspace(c *call) error {
 
 // deleteWorkspace removes the workspace; its items go first so their
 // Kafka topics are released.
-func (a *API) deleteWorkspace(c *call) error {
+func (a workspaceHandlers) deleteWorkspace(c *call) error {
 	return answerOK(c, a.plane.DeleteWorkspace(c.r.Context(), c.caller(), c.r.PathValue("ws")))
 }
 
@@ -101,7 +101,7 @@ func firstErr(err error) error {
 // listFolders serves GET /v1/workspaces/{ws}/folders. The emulator keeps
 // no folders (every item is at the workspace's root), so the list is
 // empty; deployment tools such as fabric-cicd read it before publishing.
-func (a *API) listFolders(c *call) error {
+func (a workspaceHandlers) listFolders(c *call) error {
 	if _, err := a.workspace(c, store.RoleViewer); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package api
+package eventbody
 
 // The Custom endpoint source's produce body (Microsoft's custom endpoint
 // takes events as JSON: https://learn.microsoft.com/fabric/real-time-intelligence/event-streams/add-source-custom-app)

@@ -1,4 +1,4 @@
-package api
+package eventbody
 
 import (
 	"reflect"
@@ -13,9 +13,9 @@ import (
 // next: no key, header, partition or offset of an earlier record.
 func TestScratchReuseStartsEmpty(t *testing.T) {
 	now := time.UnixMilli(1_700_000_000_000)
-	sc := new(produceScratch)
+	sc := new(Scratch)
 	first := `{"events":[{"key":"k","value":1,"headers":{"h":"v"},"timestamp":1600000000000},{"key":"k2","value":2}]}`
-	records, err := parseEvents([]byte(first), now, sc)
+	records, err := Parse([]byte(first), now, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestScratchReuseStartsEmpty(t *testing.T) {
 	if !sc.reset() {
 		t.Fatal("a small call's buffers were not kept")
 	}
-	records, err = parseEvents([]byte(`{"events":[{"value":"a"},{"value":"b"}]}`), now, sc)
+	records, err = Parse([]byte(`{"events":[{"value":"a"},{"value":"b"}]}`), now, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,13 +39,13 @@ func TestScratchReuseStartsEmpty(t *testing.T) {
 
 // A rare large call's buffers go to the collector, not back to the pool.
 func TestScratchKeepsOnlySmallCalls(t *testing.T) {
-	sc := &produceScratch{body: make([]byte, 0, maxPooledBody+1)}
+	sc := &Scratch{Body: make([]byte, 0, maxPooledBody+1)}
 	if sc.reset() {
 		t.Error("a body buffer over the bound was kept")
 	}
 	body := `{"events":[` + strings.Repeat(`{"value":1},`, maxPooledEvents) + `{"value":1}]}`
-	sc = new(produceScratch)
-	if _, err := parseEvents([]byte(body), time.Now(), sc); err != nil {
+	sc = new(Scratch)
+	if _, err := Parse([]byte(body), time.Now(), sc); err != nil {
 		t.Fatal(err)
 	}
 	if sc.reset() {

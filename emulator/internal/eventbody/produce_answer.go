@@ -1,4 +1,4 @@
-package api
+package eventbody
 
 import (
 	"net/http"
@@ -8,11 +8,11 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 )
 
-// appendProduceAnswer appends the produce route's answer to b,
+// AppendProduceAnswer appends the produce route's answer to b,
 // {"events", "partitions", "produced", "topic"}, byte for byte what the
 // JSON encoder gives for that map, without reflection: one position per
 // event.
-func appendProduceAnswer(b []byte, topic string, pos []broker.Position) []byte {
+func AppendProduceAnswer(b []byte, topic string, pos []broker.Position) []byte {
 	b = slices.Grow(b, 128+len(topic)*6+40*len(pos))
 	b = append(b, `{"events":[`...)
 	for i, p := range pos {
@@ -47,9 +47,9 @@ func appendProduceAnswer(b []byte, topic string, pos []broker.Position) []byte {
 	return append(b, "}\n"...)
 }
 
-// writeProduceAnswer writes answer, made by appendProduceAnswer, with
+// WriteProduceAnswer writes answer, made by AppendProduceAnswer, with
 // status 200.
-func writeProduceAnswer(w http.ResponseWriter, answer []byte) error {
+func WriteProduceAnswer(w http.ResponseWriter, answer []byte) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(len(answer)))
 	w.WriteHeader(http.StatusOK)

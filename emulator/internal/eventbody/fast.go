@@ -1,4 +1,4 @@
-package api
+package eventbody
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 // kept as the body's own bytes. It gives up (ok false) on anything it does
 // not read exactly as the strict decoder would (names in other cases or
 // with escapes, repeated or unknown members, invalid JSON, escaped base64
-// text, non-UTF-8 text, trailing data…); parseEvents then decodes the body
+// text, non-UTF-8 text, trailing data…); Parse then decodes the body
 // the strict way, which also words the error. A large body is read in two
 // halves at once. The events are read into bufs' memory.
 func fastEvents(body []byte, bufs *eventBufs) (events []eventIn, ok bool) {

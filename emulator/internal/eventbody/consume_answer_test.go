@@ -1,7 +1,7 @@
-package api
+package eventbody
 
 // The consume route's answer as the JSON encoder wrote it before
-// writeConsumeAnswer (the reference the test compares with). The record
+// WriteConsumeAnswer (the reference the test compares with). The record
 // columns are those of Spark's Kafka source:
 // https://spark.apache.org/docs/latest/structured-streaming-kafka-integration.html
 
@@ -93,7 +93,7 @@ func TestWriteConsumeAnswerMatchesEncoder(t *testing.T) {
 		}
 		for range 2 { // the second time in a pooled buffer
 			w := httptest.NewRecorder()
-			if err := writeConsumeAnswer(w, "es.ds", b); err != nil {
+			if err := WriteConsumeAnswer(w, "es.ds", b); err != nil {
 				t.Fatal(err)
 			}
 			if got := w.Body.String(); got != want.String() {

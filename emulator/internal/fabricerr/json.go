@@ -1,6 +1,7 @@
-package api
+package fabricerr
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -10,12 +11,12 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
-// jsonError turns a decoding error into a 400 naming the field (under
+// JSON turns a decoding error into a 400 naming the field (under
 // prefix, when the JSON decoded is part of a larger body) or the offset.
-func jsonError(prefix string, err error) *fabricerr.Error {
+func JSON(prefix string, err error) *Error {
 	at := func(field string) string {
 		if prefix == "" {
 			return field
@@ -26,25 +27,25 @@ func jsonError(prefix string, err error) *fabricerr.Error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidRequest, "the request body is not valid JSON at byte %d: %v", syn.Offset, err)
+		return New(http.StatusBadRequest, wire.InvalidRequest, "the request body is not valid JSON at byte %d: %v", syn.Offset, err)
 	case errors.As(err, &typ):
 		field := at(typ.Field)
 		if typ.Field == "" {
 			field = cmp.Or(prefix, "body")
 		}
-		return fabricerr.BadParameter(field, "want %s, got %s", jsonKind(typ.Type), jsonValue(typ.Value))
+		return BadParameter(field, "want %s, got %s", jsonKind(typ.Type), jsonValue(typ.Value))
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidRequest, "the request body is truncated JSON")
+		return New(http.StatusBadRequest, wire.InvalidRequest, "the request body is truncated JSON")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return fabricerr.BadParameter(at(name), "unknown field")
+		return BadParameter(at(name), "unknown field")
 	}
-	return fabricerr.New(http.StatusBadRequest, fabricerr.InvalidRequest, "the request body is not valid JSON for this route")
+	return New(http.StatusBadRequest, wire.InvalidRequest, "the request body is not valid JSON for this route")
 }
 
-// describeJSON says in JSON's terms why a document did not decode, for
+// DescribeJSON says in JSON's terms why a document did not decode, for
 // messages that keep an error code of their own.
-func describeJSON(err error) string {
+func DescribeJSON(err error) string {
 	if err == nil {
 		return "got null" // decoded, but to nothing
 	}
@@ -115,4 +116,22 @@ func jsonValue(v string) string {
 		return "null"
 	}
 	return "a JSON " + v
+}
+
+// DecodeJSON decodes body, a JSON object, into v, refusing unknown
+// fields: an empty body or one that does not decode is a 400 naming the
+// field or the offset.
+func DecodeJSON(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return New(http.StatusBadRequest, wire.InvalidRequest, "the request body is empty; a JSON object is required")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return JSON("", err)
+	}
+	if dec.More() {
+		return New(http.StatusBadRequest, wire.InvalidRequest, "the request body has data after its JSON value")
+	}
+	return nil
 }

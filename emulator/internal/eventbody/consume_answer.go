@@ -1,4 +1,4 @@
-package api
+package eventbody
 
 import (
 	"encoding/base64"
@@ -18,12 +18,12 @@ import (
 // consumeTimeLayout is how a record's timestamp is written (UTC, milliseconds).
 const consumeTimeLayout = "2006-01-02T15:04:05.000Z07:00"
 
-// writeConsumeAnswer writes the consume route's answer,
+// WriteConsumeAnswer writes the consume route's answer,
 // {"complete", "count", "nextOffsets", "value"}, byte for byte what
 // encoding it as a map of recordJSON gives, without reflection: the answer
 // can hold millions of records. It is built in a pooled buffer sized up
 // front, so a read neither grows nor clears one.
-func writeConsumeAnswer(w http.ResponseWriter, topic string, batch *broker.Batch) error {
+func WriteConsumeAnswer(w http.ResponseWriter, topic string, batch *broker.Batch) error {
 	bp := answerBuffers.Get().(*[]byte)
 	defer putAnswerBuffer(bp)
 	b := (*bp)[:0]

@@ -1,4 +1,4 @@
-package api
+package eventbody
 
 import (
 	"sync"
@@ -6,18 +6,18 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// produceScratch holds one produce call's buffers: the body, the events
+// Scratch holds one produce call's buffers: the body, the events
 // read from it, the records made of them (their keys and values point into
 // the body) and the answer. A call takes one from the pool and puts it back
 // once Kafka has acknowledged every record, so the next call reuses the
 // memory instead of allocating and collecting about half a megabyte per
 // 1,000 events.
-type produceScratch struct {
-	body    []byte
+type Scratch struct {
+	Body    []byte
 	events  eventBufs
 	slab    []kgo.Record
 	records []*kgo.Record
-	answer  []byte
+	Answer  []byte
 }
 
 // eventBufs are the slices fastEvents reads the two halves of a body into.
@@ -30,14 +30,14 @@ const (
 	maxPooledEvents = 16 << 10
 )
 
-var scratchPool = sync.Pool{New: func() any { return new(produceScratch) }}
+var scratchPool = sync.Pool{New: func() any { return new(Scratch) }}
 
-// getScratch takes a produce call's buffers from the pool.
-func getScratch() *produceScratch { return scratchPool.Get().(*produceScratch) }
+// GetScratch takes a produce call's buffers from the pool.
+func GetScratch() *Scratch { return scratchPool.Get().(*Scratch) }
 
 // release puts sc back in the pool. Only a call whose records no producer
 // holds any more may release its buffers.
-func (sc *produceScratch) release() {
+func (sc *Scratch) Release() {
 	if sc.reset() {
 		scratchPool.Put(sc)
 	}
@@ -45,8 +45,8 @@ func (sc *produceScratch) release() {
 
 // reset empties sc for the next call and reports whether it is worth
 // keeping.
-func (sc *produceScratch) reset() bool {
-	if cap(sc.body) > maxPooledBody || cap(sc.slab) > maxPooledEvents {
+func (sc *Scratch) reset() bool {
+	if cap(sc.Body) > maxPooledBody || cap(sc.slab) > maxPooledEvents {
 		return false
 	}
 	// Nothing of this call may reach the next: recordsFor hands out
@@ -54,12 +54,12 @@ func (sc *produceScratch) reset() bool {
 	clear(sc.events.first[:cap(sc.events.first)])
 	clear(sc.events.second[:cap(sc.events.second)])
 	clear(sc.slab)
-	sc.body = sc.body[:0]
+	sc.Body = sc.Body[:0]
 	return true
 }
 
 // recordsFor returns n empty records, each its own slab slot.
-func (sc *produceScratch) recordsFor(n int) []*kgo.Record {
+func (sc *Scratch) recordsFor(n int) []*kgo.Record {
 	if len(sc.slab) < n {
 		sc.slab = make([]kgo.Record, n) // one allocation for all
 		sc.records = make([]*kgo.Record, n)

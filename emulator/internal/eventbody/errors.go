@@ -1,4 +1,4 @@
-package api
+package eventbody
 
 import (
 	"errors"
@@ -22,9 +22,9 @@ var ingestStatus = map[control.Kind]int{
 	control.Unavailable:     http.StatusBadGateway,
 }
 
-// ingestError renders a refusal of the ingest seam in Fabric's envelope;
+// IngestError renders a refusal of the ingest seam in Fabric's envelope;
 // any other error is returned as it is.
-func ingestError(err error) error {
+func IngestError(err error) error {
 	var e *control.Error
 	if !errors.As(err, &e) {
 		return err

@@ -1,4 +1,4 @@
-package api
+package eventbody
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 )
 
 // The produce answer is what the JSON encoder wrote for it before
-// writeProduceAnswer: the same bytes, topic names that need escapes included.
+// WriteProduceAnswer: the same bytes, topic names that need escapes included.
 func TestWriteProduceAnswerMatchesEncoder(t *testing.T) {
 	for _, tc := range []struct {
 		topic string
@@ -27,7 +27,7 @@ func TestWriteProduceAnswerMatchesEncoder(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := httptest.NewRecorder()
-		if err := writeProduceAnswer(w, appendProduceAnswer([]byte("stale"), tc.topic, tc.pos)[len("stale"):]); err != nil {
+		if err := WriteProduceAnswer(w, AppendProduceAnswer([]byte("stale"), tc.topic, tc.pos)[len("stale"):]); err != nil {
 			t.Fatal(err)
 		}
 		if got := w.Body.String(); got != want.String() {
