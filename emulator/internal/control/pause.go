@@ -80,11 +80,7 @@ func (p *Plane) PauseEventstream(ctx context.Context, who Caller, ref ItemRef) e
 	if err != nil {
 		return err
 	}
-	dests, err := p.cfg.Store.ListDestinations(ctx, es.ID)
-	if err != nil {
-		return err
-	}
-	props, err := eventstream.Decode(es)
+	dests, props, err := p.nodes(ctx, es)
 	if err != nil {
 		return err
 	}
@@ -109,11 +105,7 @@ func (p *Plane) ResumeEventstream(ctx context.Context, who Caller, ref ItemRef, 
 	if err != nil {
 		return err
 	}
-	dests, err := p.cfg.Store.ListDestinations(ctx, es.ID)
-	if err != nil {
-		return err
-	}
-	props, err := eventstream.Decode(es)
+	dests, props, err := p.nodes(ctx, es)
 	if err != nil {
 		return err
 	}
@@ -125,6 +117,16 @@ func (p *Plane) ResumeEventstream(ctx context.Context, who Caller, ref ItemRef, 
 		}
 	}
 	return p.setPaused(ctx, &es, false, props.Paused...)
+}
+
+// nodes loads Eventstream es's bindings and its model.
+func (p *Plane) nodes(ctx context.Context, es store.Item) ([]store.Destination, eventstream.Model, error) {
+	dests, err := p.cfg.Store.ListDestinations(ctx, es.ID)
+	if err != nil {
+		return nil, eventstream.Model{}, err
+	}
+	props, err := eventstream.Decode(es)
+	return dests, props, err
 }
 
 // source checks that ref.Node is a source of its Eventstream.
