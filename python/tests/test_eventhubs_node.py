@@ -25,11 +25,11 @@ MODULES = REPO / ".cache" / "node-clients" / "node_modules"
 INSTALL = "bash scripts/install-node-clients.sh"
 
 
-def test_tutorial_producer_sends_50_events(embedded_emulator: Emulator) -> None:
+def test_tutorial_producer_sends_50_events(amqp_emulator: Emulator) -> None:
     node = shutil.which("node")
     if node is None or not (MODULES / "@azure" / "event-hubs").is_dir():
         pytest.fail(f"node or @azure/event-hubs missing (node: {node}, {MODULES}); run `{INSTALL}`", pytrace=False)
-    emu = embedded_emulator
+    emu = amqp_emulator
     hub = deploy_event_hub(emu, emu.create_workspace("eventhubs-node"), "eh-node")
     conn = connection_of(emu, hub, "sources", "app")
     env = dict(os.environ, NODE_PATH=str(MODULES),

@@ -54,13 +54,13 @@ def event_data(body: bytes, i: int) -> Any:
 
 
 @pytest.fixture(scope="module")
-def sent(embedded_emulator: Emulator) -> Sent:
+def sent(amqp_emulator: Emulator) -> Sent:
     """Deploys a CustomEndpoint source and destination and sends, as the
     README's producer sample does: one batch with a partition key, one to a
     partition id, a pause, then a second one to the same partition."""
     from azure.eventhub import EventHubProducerClient
 
-    emu = embedded_emulator
+    emu = amqp_emulator
     hub = deploy_event_hub(emu, emu.create_workspace("eventhubs-sdk"), "eh-sdk")
     send_conn = connection_of(emu, hub, "sources", "app")["accessKeys"]["primaryConnectionString"]
     group = connection_of(emu, hub, "destinations", "out")["consumerGroupName"]
