@@ -3,9 +3,9 @@
 pytest11 entry point), and the sample's own pytest against a freshly built
 fabric-emulator named by FABRIC_EMULATOR_BIN.
 
-The fresh venv resolves nothing from the network: ``pip install --no-deps
---no-build-isolation --no-index`` of a copy of python/ (so no build files land
-in the checkout), and a .pth file puts this interpreter's site-packages
+The fresh venv resolves nothing from the network: this interpreter builds the
+wheel of a copy of python/ (so no build files land in the checkout), the venv
+installs it with ``pip install --no-deps --no-index``, and a .pth file puts this interpreter's site-packages
 (pytest, deltalake, kafka-python, setuptools' wheel builder) after the venv's own."""
 
 from __future__ import annotations
@@ -41,8 +41,17 @@ def test_sample_project_in_a_fresh_venv(tmp_path: Path, emulator_binary: Path) -
     site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
     (Path(site) / "zz-outer-site.pth").write_text("\n".join(outside_paths()) + "\n")
-    pip = subprocess.run([str(py), "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index",
-                          "--disable-pip-version-check", "-q", str(src)],
+    # The wheel is built by this interpreter (its setuptools is the one the
+    # requirements pin; the venv's bundled one may predate bdist_wheel), then
+    # installed into the fresh venv as a downstream project installs it.
+    dist = tmp_path / "dist"
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+                            "--disable-pip-version-check", "-q", "-w", str(dist), str(src)],
+                           capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stdout + build.stderr
+    wheel = next(dist.glob("fabrictest-*.whl"))
+    pip = subprocess.run([str(py), "-m", "pip", "install", "--no-deps", "--no-index",
+                          "--disable-pip-version-check", "-q", str(wheel)],
                          capture_output=True, text=True, timeout=300)
     assert pip.returncode == 0, pip.stdout + pip.stderr
     probe = subprocess.run([str(py), "-c", (
