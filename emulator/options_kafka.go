@@ -17,9 +17,9 @@ type kafkaSettings struct {
 
 // WithKafkaConfigFile reads the security settings of the cluster named by
 // WithKafka from a Kafka client properties file (client.properties:
-// security.protocol, sasl.mechanism, sasl.jaas.config, PEM trust and key
-// stores; the keys are listed in the README). Anything the emulator does not
-// support, Kerberos and JKS stores among them, fails New naming the key, and
+// security.protocol, sasl.mechanism, sasl.jaas.config, JKS, PKCS12 and PEM
+// trust and key stores; the keys are listed in docs/running.md). Anything the
+// emulator does not support, Kerberos among it, fails New naming the key, and
 // so does a cluster that refuses the settings (a wrong password, an
 // untrusted CA).
 func WithKafkaConfigFile(path string) Option {

@@ -3,12 +3,14 @@ package emulator_test
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"maps"
 	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/fabrictest/fabrictest/emulator"
+	"github.com/fabrictest/fabrictest/emulator/internal/kafkaconfig/storetest"
 	"github.com/fabrictest/fabrictest/fixtures/kafka"
 )
 
@@ -92,6 +94,36 @@ func TestSecuredKfakeMutualTLS(t *testing.T) {
 	refusedAtStart(t, addr, noCert, "it requires a client certificate")
 }
 
+// Java-minded settings: a JKS trust store (Kafka's default type) and a
+// PKCS12 key store made by keytool, on a cluster that requires a client
+// certificate; notebooks are handed the same credentials as PEM.
+func TestSecuredKfakeJavaStores(t *testing.T) {
+	pki, err := kafka.NewPKI("kfake CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := securedKfake(t, pki, true, false)
+	sec, err := kafka.MutualTLS(pki)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := storetest.Make(t, pki.CAPEM, sec.ClientCertPEM, sec.ClientKeyPEM)
+	props := map[string]string{"security.protocol": "SSL", "fabrictest.share.credentials": "true",
+		"ssl.truststore.location": st.TrustJKS, "ssl.truststore.password": st.Password,
+		"ssl.keystore.type": "PKCS12", "ssl.keystore.location": st.KeyPKCS12, "ssl.keystore.password": st.Password}
+	e := startEnv(t, emulator.WithKafka(addr), emulator.WithKafkaConfigFile(writeClientProperties(t, props)))
+	deliverSecured(t, e)
+	r := resolved(t, e)
+	kp, _ := r["kafkaProperties"].(map[string]any)
+	if kp["ssl.truststore.type"] != "PEM" || kp["ssl.truststore.certificates"] != pki.CAPEM || kp["ssl.truststore.password"] != nil ||
+		!strings.HasPrefix(kp["ssl.keystore.certificate.chain"].(string), sec.ClientCertPEM) || kp["ssl.keystore.password"] != nil {
+		t.Fatalf("resolve: %v", r)
+	}
+	wrong := maps.Clone(props)
+	wrong["ssl.keystore.password"] = "not-the-password"
+	refusedAtStart(t, addr, wrong, "kafka config ssl.keystore.password: does not open the PKCS12 store (wrong password)")
+}
+
 // The settings are checked before anything connects; each error names the key.
 func TestKafkaConfigRefusedAtStart(t *testing.T) {
 	for name, tc := range map[string]struct {
@@ -104,14 +136,14 @@ func TestKafkaConfigRefusedAtStart(t *testing.T) {
 			"not the none broker"},
 		"Kerberos": {[]emulator.Option{emulator.WithKafka("127.0.0.1:1"), emulator.WithKafkaProperties(map[string]string{"security.protocol": "SASL_SSL", "sasl.mechanism": "GSSAPI"})},
 			"kafka config sasl.mechanism: GSSAPI (Kerberos) is not supported"},
-		"JKS": {[]emulator.Option{emulator.WithKafka("127.0.0.1:1"), emulator.WithKafkaProperties(map[string]string{"security.protocol": "SSL", "ssl.truststore.location": "/x.jks"})},
-			"kafka config ssl.truststore.type: required: PEM"},
+		"JKS without its password": {[]emulator.Option{emulator.WithKafka("127.0.0.1:1"), emulator.WithKafkaProperties(map[string]string{"security.protocol": "SSL", "ssl.truststore.location": "/x.jks"})},
+			"kafka config ssl.truststore.password: required to open a JKS store"},
 		"two clusters": {[]emulator.Option{emulator.WithKafka("127.0.0.1:1"), emulator.WithKafkaProperties(map[string]string{"bootstrap.servers": "127.0.0.1:2"})},
 			"kafka config bootstrap.servers: 127.0.0.1:2 differs from --kafka 127.0.0.1:1"},
 		"missing file": {[]emulator.Option{emulator.WithKafka("127.0.0.1:1"), emulator.WithKafkaConfigFile("/nonexistent/client.properties")},
 			"read kafka config"},
-		"environment": {[]emulator.Option{emulator.WithKafka("127.0.0.1:1"), emulator.WithKafkaEnv([]string{"FABRIC_KAFKA_CONFIG_SSL_KEYSTORE_TYPE=JKS", "FABRIC_KAFKA_CONFIG_SECURITY_PROTOCOL=SSL"})},
-			"kafka config ssl.keystore.type: JKS stores are not supported"},
+		"environment": {[]emulator.Option{emulator.WithKafka("127.0.0.1:1"), emulator.WithKafkaEnv([]string{"FABRIC_KAFKA_CONFIG_SSL_KEYSTORE_TYPE=BKS", "FABRIC_KAFKA_CONFIG_SSL_KEYSTORE_LOCATION=/x.bks", "FABRIC_KAFKA_CONFIG_SECURITY_PROTOCOL=SSL"})},
+			`kafka config ssl.keystore.type: "BKS" is not PEM, JKS or PKCS12`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			srv, err := emulator.New(tc.opts...)

@@ -17,6 +17,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/fabrictest/fabrictest/emulator"
+	"github.com/fabrictest/fabrictest/emulator/internal/kafkaconfig/storetest"
 	"github.com/fabrictest/fabrictest/fixtures/kafka"
 )
 
@@ -89,6 +90,15 @@ func TestSecuredKafkaMutualTLS(t *testing.T) {
 	if r["securityProtocol"] != "SSL" || r["credentialsShared"] != true || kp["ssl.keystore.certificate.chain"] != sec.ClientCertPEM || kp["ssl.keystore.type"] != "PEM" {
 		t.Fatalf("resolve: %v", r)
 	}
+
+	// The same cluster through Java stores made by keytool: a JKS trust
+	// store (Kafka's default type) and a JKS key store whose key has a
+	// password of its own.
+	st := storetest.Make(t, pki.CAPEM, sec.ClientCertPEM, sec.ClientKeyPEM)
+	javaProps := map[string]string{"security.protocol": "SSL",
+		"ssl.truststore.location": st.TrustJKS, "ssl.truststore.password": st.Password,
+		"ssl.keystore.location": st.KeyJKS, "ssl.keystore.password": st.Password, "ssl.key.password": st.KeyPassword}
+	deliverSecured(t, startEnv(t, emulator.WithKafka(addr), emulator.WithKafkaProperties(javaProps)))
 
 	noCert := sec.ClientProperties("", "")
 	delete(noCert, "ssl.keystore.type")

@@ -10,11 +10,14 @@
 //	security.protocol                   PLAINTEXT (default), SSL, SASL_PLAINTEXT, SASL_SSL
 //	sasl.mechanism                      PLAIN (default, as in Kafka), SCRAM-SHA-256, SCRAM-SHA-512
 //	sasl.jaas.config                    a PlainLoginModule or ScramLoginModule line with username and password
-//	ssl.truststore.type                 PEM
-//	ssl.truststore.location             a PEM file of CA certificates
-//	ssl.truststore.certificates         the same, inline
-//	ssl.keystore.type                   PEM
-//	ssl.keystore.location               a PEM file holding the client certificate chain and its key
+//	ssl.truststore.type                 JKS (default, as in Kafka), PKCS12 or PEM
+//	ssl.truststore.location             the store file (a PEM file of CA certificates for PEM)
+//	ssl.truststore.password             a JKS or PKCS12 store's password
+//	ssl.truststore.certificates         PEM CA certificates, inline
+//	ssl.keystore.type                   JKS (default), PKCS12 or PEM
+//	ssl.keystore.location               the store file with one private key entry (for PEM: the chain and its key)
+//	ssl.keystore.password               a JKS or PKCS12 store's password
+//	ssl.key.password                    a JKS key entry's own password (default the store's)
 //	ssl.keystore.certificate.chain      the chain, inline (with ssl.keystore.key)
 //	ssl.keystore.key                    the unencrypted PKCS#8 (or PKCS#1, SEC 1) key, inline
 //	ssl.endpoint.identification.algorithm  https (default) or empty: no host name check
@@ -25,9 +28,9 @@
 //
 // Anything else is refused naming the key, so a setting the emulator would
 // silently ignore never makes a connection that differs from the user's
-// client: GSSAPI (Kerberos) and OAUTHBEARER mechanisms, JKS and PKCS12
-// stores, store passwords, encrypted keys (ssl.key.password), callback
-// handler classes, and keys this package does not know.
+// client: GSSAPI (Kerberos) and OAUTHBEARER mechanisms, encrypted PEM keys,
+// JKS and PKCS12 stores without their passwords, callback handler classes,
+// and keys this package does not know.
 //
 // The same keys come from the environment as FABRIC_KAFKA_CONFIG_<KEY>, with
 // the mapping of the apache/kafka image's KAFKA_<KEY> variables: strip the

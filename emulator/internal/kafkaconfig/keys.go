@@ -11,14 +11,12 @@ var supported = map[string]bool{
 	"sasl.mechanism": true, "sasl.jaas.config": true,
 	"ssl.truststore.type": true, "ssl.truststore.location": true, "ssl.truststore.certificates": true,
 	"ssl.keystore.type": true, "ssl.keystore.location": true, "ssl.keystore.certificate.chain": true, "ssl.keystore.key": true,
+	"ssl.truststore.password": true, "ssl.keystore.password": true, "ssl.key.password": true,
 	"ssl.endpoint.identification.algorithm": true, "ssl.enabled.protocols": true, "ssl.protocol": true,
 }
 
 // refusedWhy explains keys a Java client takes that the emulator does not.
 var refusedWhy = map[string]string{
-	"ssl.truststore.password":            "PEM trust stores have no password (JKS and PKCS12 stores are not supported)",
-	"ssl.keystore.password":              "PEM key stores have no password (JKS and PKCS12 stores are not supported)",
-	"ssl.key.password":                   "encrypted private keys are not supported; give an unencrypted PKCS#8 key",
 	"sasl.client.callback.handler.class": "custom callback handlers are not supported",
 	"sasl.login.callback.handler.class":  "custom callback handlers are not supported",
 	"sasl.login.class":                   "custom login classes are not supported",

@@ -5,7 +5,6 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -13,6 +12,7 @@ import (
 var sslKeys = []string{
 	"ssl.truststore.type", "ssl.truststore.location", "ssl.truststore.certificates",
 	"ssl.keystore.type", "ssl.keystore.location", "ssl.keystore.certificate.chain", "ssl.keystore.key",
+	"ssl.truststore.password", "ssl.keystore.password", "ssl.key.password",
 	"ssl.endpoint.identification.algorithm", "ssl.enabled.protocols", "ssl.protocol",
 }
 
@@ -81,50 +81,37 @@ func minVersion(t *tls.Config, p Properties) error {
 	return nil
 }
 
-// storeType checks that key (ssl.truststore.type or ssl.keystore.type) is
-// PEM when set; a PEM store needs it said, as in Kafka.
-func storeType(p Properties, key string, needed bool) error {
-	v, ok := p[key]
-	switch t := strings.ToUpper(strings.TrimSpace(v)); {
-	case ok && t == "PEM":
-		return nil
-	case ok:
-		return keyErr(key, "%s stores are not supported; use PEM", t)
-	case needed:
-		return keyErr(key, "required: PEM (JKS, Kafka's default, is not supported)")
-	}
-	return nil
-}
-
-// readPEMFile reads a PEM file a key names.
-func readPEMFile(key, path string) (string, error) {
-	b, err := os.ReadFile(strings.TrimSpace(path))
-	if err != nil {
-		return "", keyErr(key, "read: %v", err)
-	}
-	return string(b), nil
-}
-
-// trustStore reads the trust store: the CA certificates, from a file or
-// inline; neither means the system's roots.
+// trustStore reads the trust store: the CA certificates, from a PEM, JKS or
+// PKCS12 file or inline PEM; none means the system's roots.
 func trustStore(c *Config, t *tls.Config, p Properties) error {
 	loc, hasLoc := p["ssl.truststore.location"]
 	inline, hasInline := p["ssl.truststore.certificates"]
-	if err := storeType(p, "ssl.truststore.type", hasLoc || hasInline); err != nil {
-		return err
-	}
-	key, text := "ssl.truststore.certificates", inline
 	switch {
 	case hasLoc && hasInline:
 		return keyErr("ssl.truststore.location", "set with ssl.truststore.certificates; give one")
-	case hasLoc:
-		var err error
+	case !hasLoc && !hasInline:
+		return strayPassword(p, "ssl.truststore.password", "ssl.truststore.location")
+	}
+	kind, err := storeKind(p, "ssl.truststore.type", hasInline)
+	if err != nil {
+		return err
+	}
+	pw, err := passwordFor(p, kind, "ssl.truststore.password")
+	if err != nil {
+		return err
+	}
+	key, text := "ssl.truststore.certificates", inline
+	if hasLoc {
 		key = "ssl.truststore.location"
-		if text, err = readPEMFile(key, loc); err != nil {
+		data, err := readStore(p, key, "ssl.truststore.type", kind, loc)
+		if err != nil {
 			return err
 		}
-	case !hasInline:
-		return nil
+		if text = string(data); kind != storePEM {
+			if text, err = trustedCerts(kind, data, pw, "ssl.truststore.password"); err != nil {
+				return keyErrOnce(key, err)
+			}
+		}
 	}
 	pool := x509.NewCertPool()
 	certs, err := pemCertificates(text)
@@ -163,15 +150,12 @@ func pemCertificates(text string) ([]*x509.Certificate, error) {
 	return out, nil
 }
 
-// keyStore reads the client certificate chain and key: one PEM file with
-// both (ssl.keystore.location), or the two inline.
+// keyStore reads the client certificate chain and key: a PEM file with both,
+// a JKS or PKCS12 store (ssl.keystore.location), or the two inline as PEM.
 func keyStore(c *Config, t *tls.Config, p Properties) error {
 	loc, hasLoc := p["ssl.keystore.location"]
 	chain, hasChain := p["ssl.keystore.certificate.chain"]
 	key, hasKey := p["ssl.keystore.key"]
-	if err := storeType(p, "ssl.keystore.type", hasLoc || hasChain || hasKey); err != nil {
-		return err
-	}
 	switch {
 	case hasLoc && (hasChain || hasKey):
 		return keyErr("ssl.keystore.location", "set with ssl.keystore.certificate.chain or ssl.keystore.key; give one form")
@@ -179,14 +163,38 @@ func keyStore(c *Config, t *tls.Config, p Properties) error {
 		return keyErr("ssl.keystore.certificate.chain", "required with ssl.keystore.key")
 	case hasChain != hasKey:
 		return keyErr("ssl.keystore.key", "required with ssl.keystore.certificate.chain")
-	case hasLoc:
-		text, err := readPEMFile("ssl.keystore.location", loc)
+	case !hasLoc && !hasChain:
+		if err := strayPassword(p, "ssl.keystore.password", "ssl.keystore.location"); err != nil {
+			return err
+		}
+		return strayPassword(p, "ssl.key.password", "ssl.keystore.location")
+	}
+	kind, err := storeKind(p, "ssl.keystore.type", !hasLoc)
+	if err != nil {
+		return err
+	}
+	pw, err := passwordFor(p, kind, "ssl.keystore.password")
+	if err != nil {
+		return err
+	}
+	keyPW, hasKeyPW := p["ssl.key.password"]
+	switch {
+	case kind == storePEM && hasKeyPW:
+		return keyErr("ssl.key.password", "encrypted PEM keys are not supported; give an unencrypted PKCS#8 key")
+	case !hasKeyPW:
+		keyPW = pw
+	}
+	if hasLoc {
+		data, err := readStore(p, "ssl.keystore.location", "ssl.keystore.type", kind, loc)
 		if err != nil {
 			return err
 		}
-		chain, key = text, text
-	case !hasChain:
-		return nil
+		chain, key = string(data), string(data)
+		if kind != storePEM {
+			if chain, key, err = keyPair(kind, data, pw, keyPW); err != nil {
+				return keyErrOnce("ssl.keystore.location", err)
+			}
+		}
 	}
 	where := func(k string) string {
 		if hasLoc {
