@@ -10,7 +10,8 @@ Spark's ``kafka.*`` consumer options become kafka-python keyword arguments: a
 key whose dotted name is a kafka-python setting (``request.timeout.ms`` →
 ``request_timeout_ms``) passes through; SASL's ``sasl.jaas.config`` is parsed
 into user name and password; a PEM ``ssl.truststore.location`` becomes
-``ssl_cafile``, and inline PEM (``ssl.truststore.certificates``,
+``ssl_cafile``, JKS and PKCS12 stores (``java_stores``) are turned into PEM
+files, and inline PEM (``ssl.truststore.certificates``,
 ``ssl.keystore.certificate.chain`` + ``ssl.keystore.key``, what the resolve
 route hands out for a secured cluster) is written to private files for
 ``ssl_cafile`` / ``ssl_certfile`` / ``ssl_keyfile``; anything else fails
@@ -25,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .java_stores import key_pair, trusted_pem
 from .kafka_schema import KafkaRecord
 from .options import EndSpec, KafkaOptionError, assign_partitions
 
@@ -70,18 +72,26 @@ def client_config(kafka_params: Mapping[str, str], defaults: Mapping[str, Any], 
                                             f'username="…" password="…"')
             cfg["sasl_plain_username"], cfg["sasl_plain_password"] = user.group(1), pwd.group(1)
         elif lkey == "ssl.truststore.location":
-            ttype = (params.get("ssl.truststore.type", ("", "PEM"))[1] or "PEM").upper()
-            if ttype != "PEM":
-                raise KafkaOptionError(
-                    "kafka.ssl.truststore.type", f"option 'kafka.ssl.truststore.type'={ttype}: the driver-side Kafka "
-                    f"{role} on Sail takes PEM truststores (kafka.ssl.truststore.type=PEM)")
-            cfg["ssl_cafile"] = value
+            stype, given = _store_type(params, "ssl.truststore.type")
+            if stype == "PEM":
+                cfg["ssl_cafile"] = value
+            else:
+                pw = _password(params, "ssl.truststore.password", stype)
+                cfg["ssl_cafile"] = _pem_file(trusted_pem(value, stype, pw, given), "ca.pem")
         elif lkey == "ssl.truststore.certificates":
             _pem_type(params, "ssl.truststore.type", role)
             cfg["ssl_cafile"] = _pem_file(value, "ca.pem")
         elif lkey == "ssl.keystore.location":
-            _pem_type(params, "ssl.keystore.type", role)
-            cfg["ssl_certfile"] = cfg["ssl_keyfile"] = value  # one PEM file with the chain and the key
+            stype, given = _store_type(params, "ssl.keystore.type")
+            if stype == "PEM":
+                cfg["ssl_certfile"] = cfg["ssl_keyfile"] = value  # one PEM file with the chain and the key
+                if "ssl.key.password" in params:
+                    cfg["ssl_password"] = params["ssl.key.password"][1]  # an encrypted PEM key
+            else:
+                pw = _password(params, "ssl.keystore.password", stype)
+                pair = key_pair(value, stype, pw, params.get("ssl.key.password", ("", pw))[1], given)
+                cfg["ssl_certfile"] = _pem_file(pair.chain_pem, "client.pem")
+                cfg["ssl_keyfile"] = _pem_file(pair.key_pem, "client-key.pem")
         elif lkey == "ssl.keystore.certificate.chain":
             _pem_type(params, "ssl.keystore.type", role)
             if "ssl.keystore.key" not in params:
@@ -93,6 +103,9 @@ def client_config(kafka_params: Mapping[str, str], defaults: Mapping[str, Any], 
                 raise KafkaOptionError(opt, f"option '{opt}' needs 'kafka.ssl.keystore.certificate.chain'")
         elif lkey in ("ssl.truststore.type", "ssl.keystore.type"):
             continue
+        elif lkey in _PASSWORDS:
+            if _PASSWORDS[lkey] not in params:
+                raise KafkaOptionError(opt, f"option '{opt}' is set without 'kafka.{_PASSWORDS[lkey]}'")
         elif lkey == "ssl.endpoint.identification.algorithm":
             cfg["ssl_check_hostname"] = value.strip().lower() == "https"
         elif lkey in _IGNORED_KEYS:
@@ -114,8 +127,30 @@ def client_config(kafka_params: Mapping[str, str], defaults: Mapping[str, Any], 
     return cfg
 
 
+# A store password and the store it opens.
+_PASSWORDS = {"ssl.truststore.password": "ssl.truststore.location", "ssl.keystore.password": "ssl.keystore.location",
+              "ssl.key.password": "ssl.keystore.location"}
+
+
+def _store_type(params: Mapping[str, tuple[str, str]], key: str) -> tuple[str, bool]:
+    """A store file's type: PEM, JKS or PKCS12; unset, JKS (Kafka's default)."""
+    if key not in params:
+        return "JKS", False
+    stype = (params[key][1] or "").strip().upper()
+    if stype not in ("PEM", "JKS", "PKCS12"):
+        raise KafkaOptionError("kafka." + key, f"option 'kafka.{key}'={stype!r} is not PEM, JKS or PKCS12")
+    return stype, True
+
+
+def _password(params: Mapping[str, tuple[str, str]], key: str, stype: str) -> str:
+    """A JKS or PKCS12 store's password, which opening it needs."""
+    if key not in params:
+        raise KafkaOptionError("kafka." + key, f"option 'kafka.{key}' is required to open a {stype} store")
+    return params[key][1]
+
+
 def _pem_type(params: Mapping[str, tuple[str, str]], key: str, role: str) -> None:
-    """Refuses a store type other than PEM (JKS is the Java client's default)."""
+    """Refuses a store type other than PEM for inline certificates and keys."""
     stype = (params.get(key, ("", "PEM"))[1] or "PEM").upper()
     if stype != "PEM":
         raise KafkaOptionError("kafka." + key, f"option 'kafka.{key}'={stype}: the driver-side Kafka {role} on Sail "

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from conftest import Emulator, orders, sail_session
 from eventhubs_helpers import EventHub, deploy_event_hub
+from java_store_files import PASSWORD, make_trust_stores
 
 EVENTHUBS_FIELDS = ["body", "partition", "offset", "sequenceNumber", "enqueuedTime", "publisher", "partitionKey",
                     "properties", "systemProperties"]
@@ -171,14 +172,21 @@ def test_databricks_kafka_form_reads_the_same_records(spark: Any, hub: EventHub)
 
 
 
-def test_databricks_kafka_form_over_tls(spark: Any, tls_emulator: Emulator) -> None:
+@pytest.mark.parametrize("store", ["PEM", "JKS", "PKCS12"])
+def test_databricks_kafka_form_over_tls(spark: Any, tls_emulator: Emulator, store: str,
+                                        tmp_path_factory: pytest.TempPathFactory) -> None:
     """With --tls the custom endpoint is SASL_SSL, as Event Hubs' is: Databricks'
-    settings with SASL_SSL and the emulator's CA as a PEM truststore."""
-    ws = tls_emulator.create_workspace("eventhubs-tls")
+    settings with SASL_SSL and the emulator's CA in a trust store as a JVM
+    notebook names it (PEM, or a JKS or PKCS12 store made by keytool)."""
+    ws = tls_emulator.create_workspace(f"eventhubs-tls-{store.lower()}")
     hub = deploy_event_hub(tls_emulator, ws, "eh-tls")
     produced = tls_emulator.produce(hub.es, orders(3, "tls"))
-    opts = {**hub.kafka_options("SASL_SSL"), "kafka.ssl.truststore.type": "PEM",
-            "kafka.ssl.truststore.location": str(tls_emulator.ca), "startingOffsets": "earliest"}
+    trust = {"kafka.ssl.truststore.type": "PEM", "kafka.ssl.truststore.location": str(tls_emulator.ca)}
+    if store != "PEM":
+        jks, p12 = make_trust_stores(tls_emulator.ca, tmp_path_factory.mktemp("trust"))
+        trust = {"kafka.ssl.truststore.type": store, "kafka.ssl.truststore.location": str(jks if store == "JKS" else p12),
+                 "kafka.ssl.truststore.password": PASSWORD}
+    opts = {**hub.kafka_options("SASL_SSL"), **trust, "startingOffsets": "earliest"}
     rows = [r for _, rs in read_all(spark, "kafka", opts) for r in rs]
     assert sorted((r["partition"], r["offset"]) for r in rows) == sorted(
         (w["partition"], w["offset"]) for w in produced["events"])

@@ -7,10 +7,13 @@ and the driver-side read on Sail turns inline PEM into kafka-python's files.
 from __future__ import annotations
 
 import os
+import re
 import stat
+from pathlib import Path
 from typing import Any
 
 import pytest
+from java_store_files import KEY_PASSWORD, PASSWORD, Stores, make_stores
 
 from spark_agent.driver_consume import client_config
 from spark_agent.emulator import Source
@@ -91,9 +94,109 @@ def test_sail_client_writes_inline_pem_to_private_files() -> None:
 def test_sail_client_keystore_file_and_refusals() -> None:
     cfg = client_config({"ssl.keystore.type": "PEM", "ssl.keystore.location": "/x/client.pem"}, {}, "read")
     assert cfg["ssl_certfile"] == cfg["ssl_keyfile"] == "/x/client.pem"
-    with pytest.raises(KafkaOptionError, match="kafka.ssl.keystore.type"):
+    with pytest.raises(KafkaOptionError, match="kafka.ssl.keystore.password' is required to open a PKCS12 store"):
         client_config({"ssl.keystore.type": "PKCS12", "ssl.keystore.location": "/x.p12"}, {}, "read")
+    with pytest.raises(KafkaOptionError, match="'BKS' is not PEM, JKS or PKCS12"):
+        client_config({"ssl.keystore.type": "BKS", "ssl.keystore.location": "/x.bks"}, {}, "read")
     with pytest.raises(KafkaOptionError, match="kafka.ssl.keystore.key"):
         client_config({"ssl.keystore.type": "PEM", "ssl.keystore.certificate.chain": CERT}, {}, "read")
     with pytest.raises(KafkaOptionError, match="kafka.ssl.truststore.type"):
         client_config({"ssl.truststore.type": "JKS", "ssl.truststore.certificates": CA}, {}, "read")
+
+
+# -- Java stores (JKS, PKCS12) on Sail: opened and handed to kafka-python as PEM files --------
+
+def _pki(d: Path) -> tuple[Path, Path, Path, Any, Any]:
+    """A CA and a client certificate it signs, as PEM files: (ca, cert, key, ca_cert, client_cert)."""
+    import datetime as dt
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = dt.datetime.now(dt.timezone.utc)
+
+    def cert(subject: str, key: Any, signer: Any, ca: bool) -> x509.Certificate:
+        return (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+                .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "stores CA")]))
+                .public_key(key.public_key()).serial_number(x509.random_serial_number())
+                .not_valid_before(now - dt.timedelta(hours=1)).not_valid_after(now + dt.timedelta(days=1))
+                .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+                .sign(signer, hashes.SHA256()))
+
+    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca, leaf = cert("stores CA", ca_key, ca_key, True), cert("client", key, ca_key, False)
+    pem = serialization.Encoding.PEM
+    (d / "ca.pem").write_bytes(ca.public_bytes(pem))
+    (d / "client.pem").write_bytes(leaf.public_bytes(pem))
+    (d / "client-key.pem").write_bytes(key.private_bytes(pem, serialization.PrivateFormat.PKCS8,
+                                                         serialization.NoEncryption()))
+    return d / "ca.pem", d / "client.pem", d / "client-key.pem", ca, leaf
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> tuple[Stores, Path, Any, Any]:
+    d = tmp_path_factory.mktemp("stores")
+    ca, cert, key, ca_cert, leaf = _pki(d)
+    return make_stores(ca, cert, key, d), ca, ca_cert, leaf
+
+
+@pytest.mark.parametrize("kind", ["JKS by default", "JKS", "PKCS12"])
+def test_sail_client_reads_java_trust_stores(stores: tuple[Stores, Path, Any, Any], kind: str) -> None:
+    st, ca, _, _ = stores
+    params = {"ssl.truststore.location": str(st.trust_p12 if kind == "PKCS12" else st.trust_jks),
+              "ssl.truststore.password": PASSWORD}
+    if kind != "JKS by default":
+        params["ssl.truststore.type"] = kind
+    cfg = client_config(params, {}, "read")
+    with open(cfg["ssl_cafile"]) as f:
+        assert f.read() == ca.read_text()
+    assert stat.S_IMODE(os.stat(cfg["ssl_cafile"]).st_mode) == 0o600
+
+
+@pytest.mark.parametrize("kind", ["PKCS12", "JKS with a key password"])
+def test_sail_client_reads_java_key_stores(stores: tuple[Stores, Path, Any, Any], kind: str) -> None:
+    from cryptography import x509
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat, load_pem_private_key
+
+    st, _, ca_cert, leaf = stores
+    params = {"ssl.keystore.password": PASSWORD}
+    if kind == "PKCS12":
+        params.update({"ssl.keystore.type": "PKCS12", "ssl.keystore.location": str(st.key_p12)})
+    else:
+        params.update({"ssl.keystore.location": str(st.key_jks), "ssl.key.password": KEY_PASSWORD})
+    cfg = client_config(params, {}, "read")
+    with open(cfg["ssl_certfile"], "rb") as f:
+        chain = x509.load_pem_x509_certificates(f.read())
+    assert chain == [leaf, ca_cert]
+    with open(cfg["ssl_keyfile"], "rb") as f:
+        key = load_pem_private_key(f.read(), None)
+    spki = (Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
+    assert key.public_key().public_bytes(*spki) == leaf.public_key().public_bytes(*spki)
+    assert "ssl_password" not in cfg
+
+
+def test_sail_client_java_store_refusals(stores: tuple[Stores, Path, Any, Any]) -> None:
+    st, ca, _, _ = stores
+    cases = [
+        ({"ssl.truststore.location": str(st.trust_jks), "ssl.truststore.password": "nope"},
+         "kafka.ssl.truststore.password' does not open the JKS store (wrong password)"),
+        ({"ssl.truststore.type": "PKCS12", "ssl.truststore.location": str(st.trust_p12), "ssl.truststore.password": "nope"},
+         "kafka.ssl.truststore.password' does not open the PKCS12 store (wrong password)"),
+        ({"ssl.keystore.type": "PKCS12", "ssl.keystore.location": str(st.key_p12), "ssl.keystore.password": "nope"},
+         "kafka.ssl.keystore.password' does not open the PKCS12 store (wrong password)"),
+        ({"ssl.keystore.location": str(st.key_jks), "ssl.keystore.password": PASSWORD},
+         "kafka.ssl.key.password' does not open the key 'client'"),
+        ({"ssl.truststore.location": str(ca), "ssl.truststore.password": PASSWORD},
+         "is unset, so JKS (Kafka's default), but 'kafka.ssl.truststore.location' is a PEM file"),
+        ({"ssl.truststore.location": str(st.trust_jks)}, "kafka.ssl.truststore.password' is required to open a JKS store"),
+        ({"ssl.truststore.location": "/nonexistent/trust.jks", "ssl.truststore.password": PASSWORD},
+         "kafka.ssl.truststore.location': read /nonexistent/trust.jks"),
+        ({"ssl.keystore.password": PASSWORD}, "kafka.ssl.keystore.password' is set without 'kafka.ssl.keystore.location'"),
+        ({"ssl.keystore.location": str(st.trust_jks), "ssl.keystore.password": PASSWORD},
+         "holds 0 private keys"),
+    ]
+    for params, says in cases:
+        with pytest.raises(KafkaOptionError, match=re.escape(says)):
+            client_config(params, {}, "read")
