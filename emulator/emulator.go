@@ -44,6 +44,7 @@ type Server struct {
 	gw       *gateway.Gateway     // the custom endpoint's Kafka surface (nil: off)
 	eh       *eventhubs.Server    // the custom endpoint's Event Hubs surface (nil: off)
 	ehLn     net.Listener         // its listener
+	ehAdv    atomic.Pointer[string] // its address advertised at run time (advertiseAMQP), over WithAMQPEndpointAdvertised's
 	jobs     *jobs.Runner
 	http     *http.Server
 	tmpDir   string // OneLake files when there is no data dir
