@@ -38,11 +38,12 @@ package emulator
 // AMQP application property reaches a Kafka consumer as a header whose
 // value is the AMQP encoding of the value (type constructor included).
 // The emulator does the same. So that AMQP consumers get back the types
-// AMQP producers sent, an AMQP-sent record carries one more header,
-// x-opt-amqp-properties, whose value is the message's AMQP properties
-// section (message id, content type, correlation id…), possibly empty:
-// with it present, the other headers are read back as AMQP values; without
-// it (a Kafka or HTTP produce), as binary.
+// AMQP producers sent, an AMQP-sent record with a properties section or
+// application properties carries one more header, x-opt-amqp-properties,
+// whose value is the message's AMQP properties section (message id,
+// content type, correlation id…), possibly empty: with it present, the
+// other headers are read back as AMQP values; without it (a Kafka or HTTP
+// produce, or an AMQP message with neither), as binary.
 
 import (
 	"context"
