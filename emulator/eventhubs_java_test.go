@@ -24,8 +24,9 @@ const javaAMQPS = "127.0.0.1:5671"
 // service principal in AZURE_CLIENT_ID, AZURE_TENANT_ID and
 // AZURE_CLIENT_SECRET, the emulator's token service in
 // AZURE_AUTHORITY_HOST, its CA in a JVM trust store) sends a batch and
-// receives it back in the destination's consumer group; then with the
-// source's and the destination's connection strings, unchanged. The
+// receives it back in the consumer group the destination's connection
+// names; then with the source's and the destination's connection strings,
+// unchanged, receiving in the destination's own group (its id). The
 // consume route reads every event byte-exact.
 func TestEventHubsJavaSDK(t *testing.T) {
 	java, cp, src := testclients.JavaEventHubs(t)
@@ -56,7 +57,7 @@ func TestEventHubsJavaSDK(t *testing.T) {
 	t.Setenv("AZURE_TENANT_ID", spTenant)
 	t.Setenv("AZURE_CLIENT_SECRET", spSecret)
 	t.Setenv("AZURE_AUTHORITY_HOST", e.url)
-	run := func(mode, a, b string, bodies [][]byte) [][]byte {
+	run := func(mode, a, b, group string, bodies [][]byte) [][]byte {
 		t.Helper()
 		var stdin strings.Builder
 		for _, body := range bodies {
@@ -64,16 +65,16 @@ func TestEventHubsJavaSDK(t *testing.T) {
 		}
 		got := testclients.RunWithin(t, 3*time.Minute, []byte(stdin.String()), java,
 			"-Djavax.net.ssl.trustStore="+store, "-Djavax.net.ssl.trustStorePassword="+pass, "-Djavax.net.ssl.trustStoreType=PKCS12",
-			"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", cp, src, mode, a, b, *out.ConsumerGroupName)
+			"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", cp, src, mode, a, b, group)
 		return javaReceived(t, got, len(bodies))
 	}
 
 	first := javaBodies("entra", 6)
-	got := run("credential", namespace, in.EventHubName, first)
+	got := run("credential", namespace, in.EventHubName, *out.ConsumerGroupName, first)
 	assertSameBodies(t, "Java consumer with DefaultAzureCredential", got, first)
 	second := javaBodies("keys", 4)
-	got = run("connection-string", in.AccessKeys.PrimaryConnectionString, out.AccessKeys.PrimaryConnectionString, second)
-	assertSameBodies(t, "Java consumer with the destination's string", got, slices.Concat(first, second))
+	got = run("connection-string", in.AccessKeys.PrimaryConnectionString, out.AccessKeys.PrimaryConnectionString, f.out, second)
+	assertSameBodies(t, "Java consumer with the destination's string, in its own group", got, slices.Concat(first, second))
 
 	var recs []record
 	waitFor(t, 10*time.Second, "10 events on the consume route", func() bool { recs, _ = f.stream().consume(""); return len(recs) >= 10 })
