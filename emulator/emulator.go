@@ -37,13 +37,14 @@ type Server struct {
 	trusted  []*auth.TrustedIssuer // other issuers whose tokens are accepted
 	broker   *broker.Broker
 	api      *api.API
-	handler  http.Handler         // the API, with the portal under portal.Prefix unless WithoutPortal
-	portal   interface{ Close() } // the portal, to end its live previews (nil without it)
-	rt       *runtime.Runtime     // the drains and sources behind the API
-	ingest   *control.Ingest      // the seam every door puts events in by
-	gw       *gateway.Gateway     // the custom endpoint's Kafka surface (nil: off)
-	eh       *eventhubs.Server    // the custom endpoint's Event Hubs surface (nil: off)
-	ehLn     net.Listener         // its listener
+	handler  http.Handler           // the API, with the portal under portal.Prefix unless WithoutPortal
+	portal   interface{ Close() }   // the portal, to end its live previews (nil without it)
+	rt       *runtime.Runtime       // the drains and sources behind the API
+	ingest   *control.Ingest        // the seam every door puts events in by
+	gw       *gateway.Gateway       // the custom endpoint's Kafka surface (nil: off)
+	eh       *eventhubs.Server      // the custom endpoint's Event Hubs surface (nil: off)
+	ehLn     net.Listener           // its listener
+	ehAdv    atomic.Pointer[string] // its address advertised at run time (advertiseAMQP), over WithAMQPEndpointAdvertised's
 	jobs     *jobs.Runner
 	http     *http.Server
 	tmpDir   string // OneLake files when there is no data dir

@@ -38,11 +38,12 @@ package emulator
 // AMQP application property reaches a Kafka consumer as a header whose
 // value is the AMQP encoding of the value (type constructor included).
 // The emulator does the same. So that AMQP consumers get back the types
-// AMQP producers sent, an AMQP-sent record carries one more header,
-// x-opt-amqp-properties, whose value is the message's AMQP properties
-// section (message id, content type, correlation id…), possibly empty:
-// with it present, the other headers are read back as AMQP values; without
-// it (a Kafka or HTTP produce), as binary.
+// AMQP producers sent, an AMQP-sent record with a properties section or
+// application properties carries one more header, x-opt-amqp-properties,
+// whose value is the message's AMQP properties section (message id,
+// content type, correlation id…), possibly empty: with it present, the
+// other headers are read back as AMQP values; without it (a Kafka or HTTP
+// produce, or an AMQP message with neither), as binary.
 
 import (
 	"context"
@@ -53,6 +54,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator/internal/amqp/eventhubs"
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
@@ -96,7 +98,35 @@ func (h ehHost) Hub(ctx context.Context, name string) (eventhubs.HubInfo, error)
 	if err != nil {
 		return eventhubs.HubInfo{}, fmt.Errorf("read partitions of %s: %v: %w", name, err, eventhubs.ErrServerBusy)
 	}
-	return eventhubs.HubInfo{Name: name, CreatedAt: it.CreatedAt, PartitionCount: len(ends)}, nil
+	groups, err := consumerGroups(it, name)
+	if err != nil {
+		return eventhubs.HubInfo{}, err
+	}
+	return eventhubs.HubInfo{Name: name, CreatedAt: it.CreatedAt, PartitionCount: len(ends), ConsumerGroups: groups}, nil
+}
+
+// consumerGroups are the consumer groups of hub besides $Default, the one
+// the connection route names: one per CustomEndpoint destination reading
+// hub, named by the destination's id. Fabric's portal shows each custom
+// endpoint destination a GUID as its consumer group (fabric-docs "Add a
+// custom endpoint or custom app destination", Basics page) without saying
+// which; the emulator's is the destination's id, which the topology route
+// answers.
+func consumerGroups(it store.Item, hub string) ([]string, error) {
+	m, err := eventstream.Decode(it)
+	if err != nil {
+		return nil, fmt.Errorf("read eventstream %s: %w", it.ID, err)
+	}
+	if m.Custom == nil {
+		return nil, nil
+	}
+	var groups []string
+	for _, id := range m.Custom.Destinations {
+		if topic, err := control.EndpointTopic(m, id); err == nil && topic == hub {
+			groups = append(groups, id)
+		}
+	}
+	return groups, nil
 }
 
 // PartitionInfo implements eventhubs.Host from the partition's offsets

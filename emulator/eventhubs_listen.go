@@ -36,10 +36,15 @@ func (s *Server) startAMQP() error {
 
 // AMQPEndpoint is the host:port the connection strings of CustomEndpoint
 // nodes name for Event Hubs clients ("" when the AMQP endpoint is off or
-// there is no broker): WithAMQPEndpointAdvertised's, else the listener's.
+// there is no broker): the one advertised at run time (POST
+// /_emulator/amqp-endpoint), else WithAMQPEndpointAdvertised's, else the
+// listener's.
 func (s *Server) AMQPEndpoint() string {
 	if s.ehLn == nil {
 		return ""
+	}
+	if adv := s.ehAdv.Load(); adv != nil {
+		return *adv
 	}
 	if s.cfg.amqp.adv != "" {
 		return s.cfg.amqp.adv

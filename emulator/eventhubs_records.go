@@ -8,9 +8,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// amqpPropertiesHeader marks a record an AMQP client sent: its value is
-// the message's properties section (maybe empty), and the record's other
-// headers are AMQP-encoded application properties.
+// amqpPropertiesHeader marks a record an AMQP client sent with a
+// properties section or application properties: its value is the
+// message's properties section (empty when it has none), and the record's
+// other headers are AMQP-encoded application properties. A message with
+// neither gets no header, so Kafka consumers see the record a Kafka
+// producer of the same body and key would make.
 const amqpPropertiesHeader = "x-opt-amqp-properties"
 
 // recordOf is the Kafka record of an event an AMQP client sent.
@@ -40,8 +43,11 @@ func recordOf(e eventhubs.Event) (*kgo.Record, error) {
 		}
 		r.Headers = append(r.Headers, kgo.RecordHeader{Key: name, Value: v})
 	}
+	if len(e.ApplicationProperties) == 0 && propertiesEmpty(e.Properties) {
+		return r, nil
+	}
 	props := []byte{}
-	if e.Properties != nil {
+	if !propertiesEmpty(e.Properties) {
 		b, err := (&amqp.Message{Properties: e.Properties}).Marshal()
 		if err != nil {
 			return nil, fmt.Errorf("encode properties: %w", err)
@@ -50,6 +56,13 @@ func recordOf(e eventhubs.Event) (*kgo.Record, error) {
 	}
 	r.Headers = append(r.Headers, kgo.RecordHeader{Key: amqpPropertiesHeader, Value: props})
 	return r, nil
+}
+
+// propertiesEmpty reports whether p is absent or sets no field.
+func propertiesEmpty(p *amqp.Properties) bool {
+	return p == nil || p.MessageID == nil && len(p.UserID) == 0 && p.To == "" && p.Subject == "" && p.ReplyTo == "" &&
+		p.CorrelationID == nil && p.ContentType == "" && p.ContentEncoding == "" && p.AbsoluteExpiryTime.IsZero() &&
+		p.CreationTime.IsZero() && p.GroupID == "" && p.GroupSequence == nil && p.ReplyToGroupID == ""
 }
 
 // storedEvent is a Kafka record as an AMQP receiver gets it.

@@ -2,7 +2,7 @@
 //
 //	fabric-emulator serve [--addr 127.0.0.1:5080] [--kafka embedded|none|host:port,…] [--kafka-config client.properties] [--data-dir DIR] [--kql-url URL] [--kafka-endpoint 127.0.0.1:9093] [--amqp-endpoint 127.0.0.1:5672]
 //	fabric-emulator token [--addr 127.0.0.1:5080] [--principal GUID] [--audience URL] [--expires-in SECONDS]
-//	fabric-emulator advertise-endpoint [--addr 127.0.0.1:5080] HOST:PORT
+//	fabric-emulator advertise-endpoint [--addr 127.0.0.1:5080] [--amqp] HOST:PORT
 //	fabric-emulator ca [--data-dir DIR] [--addr 127.0.0.1:5080]
 //	fabric-emulator version
 //
@@ -11,7 +11,9 @@
 // SIGINT or SIGTERM. token asks the running emulator for a bearer token and
 // prints it. advertise-endpoint tells the running emulator the address its
 // custom endpoint's Kafka clients use (a container's published port), which
-// connection strings and broker metadata name from then on. ca prints the
+// connection strings and broker metadata name from then on; with --amqp,
+// the address of its Event Hubs (AMQP) endpoint, which the strings'
+// Endpoint names from then on. ca prints the
 // CA certificate clients trust when serve runs with --tls. version prints
 // the module version and the commit the binary was built from.
 package main
@@ -240,6 +242,7 @@ func token(args []string, stdout io.Writer) error {
 func advertiseEndpoint(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("advertise-endpoint", flag.ContinueOnError)
 	addr := fs.String("addr", env("FABRIC_EMULATOR_ADDR", "127.0.0.1:5080"), "address of the running emulator (FABRIC_EMULATOR_ADDR)")
+	amqp := fs.Bool("amqp", false, "advertise the Event Hubs (AMQP) endpoint instead of the Kafka one")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -250,8 +253,12 @@ func advertiseEndpoint(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	route, what := "/_emulator/kafka-endpoint", "endpoint"
+	if *amqp {
+		route, what = "/_emulator/amqp-endpoint", "amqp endpoint"
+	}
 	body, _ := json.Marshal(map[string]string{"advertised": fs.Arg(0)})
-	resp, err := client.Post(base+"/_emulator/kafka-endpoint", "application/json", strings.NewReader(string(body)))
+	resp, err := client.Post(base+route, "application/json", strings.NewReader(string(body)))
 	if err != nil {
 		return fmt.Errorf("ask the emulator at %s to advertise %s (is it running?): %w", base, fs.Arg(0), err)
 	}
@@ -264,7 +271,7 @@ func advertiseEndpoint(args []string, stdout io.Writer) error {
 		return fmt.Errorf("read answer: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("advertise endpoint: %s: %s", resp.Status, out.Message)
+		return fmt.Errorf("advertise %s: %s: %s", what, resp.Status, out.Message)
 	}
 	fmt.Fprintln(stdout, out.Advertised)
 	return nil

@@ -35,6 +35,10 @@ const destinationConsumerGroup = "$Default"
 // whose Kafka endpoint is off (--kafka-endpoint off).
 const CustomEndpointKafkaDisabled = "CustomEndpointKafkaDisabled"
 
+// CustomEndpointAMQPDisabled answers an advertisement of the Event Hubs
+// endpoint of an emulator whose AMQP endpoint is off (--amqp-endpoint off).
+const CustomEndpointAMQPDisabled = "CustomEndpointAMQPDisabled"
+
 // Key types of regenerateKeys.
 const (
 	primaryKey   = control.PrimaryKey
@@ -130,6 +134,7 @@ func (a *API) namespace() (string, error) {
 // speaks AMQPS.
 type eventHubsDoor interface {
 	AMQPAddr() (addr string, tls bool)
+	AdvertiseAMQP(hostport string) error
 }
 
 // amqpEndpoint returns the AMQP endpoint's host[:port] as connection
@@ -288,6 +293,35 @@ func (a *API) advertiseEndpoint(c *call) error {
 		return fabricerr.BadParameter("advertised", "%v; want host:port", err)
 	}
 	return c.JSON(http.StatusOK, map[string]string{"advertised": a.gateway.Addr()})
+}
+
+// advertiseAMQPEndpoint serves POST /_emulator/amqp-endpoint
+// {"advertised": "host:port"} (loopback callers only): as
+// advertiseEndpoint, for the Event Hubs (AMQP) endpoint. An emulator
+// without one answers 501 CustomEndpointAMQPDisabled.
+func (a *API) advertiseAMQPEndpoint(c *call) error {
+	host, _, err := net.SplitHostPort(c.r.RemoteAddr)
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+		return fabricerr.New(http.StatusForbidden, fabricerr.Forbidden, "the endpoint's address is set by loopback callers only (fabric-emulator advertise-endpoint inside the container)")
+	}
+	var req struct {
+		Advertised string `json:"advertised"`
+	}
+	if err := a.decode(c, &req); err != nil {
+		return err
+	}
+	d, ok := a.gateway.(eventHubsDoor)
+	if !ok {
+		return fabricerr.New(http.StatusNotImplemented, CustomEndpointAMQPDisabled, "the emulator's Event Hubs (AMQP) endpoint is off")
+	}
+	if addr, _ := d.AMQPAddr(); addr == "" {
+		return fabricerr.New(http.StatusNotImplemented, CustomEndpointAMQPDisabled, "the emulator's Event Hubs (AMQP) endpoint is off")
+	}
+	if err := d.AdvertiseAMQP(req.Advertised); err != nil {
+		return fabricerr.BadParameter("advertised", "%v; want host:port", err)
+	}
+	addr, _ := d.AMQPAddr()
+	return c.JSON(http.StatusOK, map[string]string{"advertised": addr})
 }
 
 // Closing the keys and sessions of CustomEndpoint nodes that are gone is

@@ -30,6 +30,7 @@ func (a *API) controlRoutes() {
 	a.handle("POST /_emulator/token", false, emulatorH.mintToken)
 	a.handle("GET /_emulator/health", false, emulatorH.health)
 	a.handle("POST /_emulator/kafka-endpoint", false, a.advertiseEndpoint)
+	a.handle("POST /_emulator/amqp-endpoint", false, a.advertiseAMQPEndpoint)
 	a.handle("GET /_emulator/clock", false, clockH.getClock)
 	a.handle("POST /_emulator/clock", false, clockH.advanceClock)
 	a.handle("GET /_emulator/ca.pem", false, emulatorH.caCertificate)
