@@ -106,6 +106,7 @@ FUZZ_TIME ?= 20s
 FUZZ_TARGETS := \
 	emulator/internal/gateway:FuzzReadRequest \
 	emulator/internal/gateway:FuzzSession \
+	emulator/internal/gateway:FuzzSniffConnection \
 	emulator/internal/amqp:FuzzReadFrame \
 	emulator/internal/amqp:FuzzDecodeValue \
 	emulator/internal/amqp:FuzzDecodeMessage \
