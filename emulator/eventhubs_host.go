@@ -133,7 +133,8 @@ func readError(hub string, partition int, err error) error {
 }
 
 // ehReadBytes is what a receiver's read takes of its partition per Fetch:
-// a read is at most a few hundred events (the client's credit), and a
+// a read is at most 1,024 events (and no more than the client's credit),
+// and a
 // fetch of the partition's default 16 MiB decoded every event up to there
 // to keep those few (1,800 events/s read back from a 50,000-event
 // partition).
