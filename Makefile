@@ -106,6 +106,7 @@ FUZZ_TIME ?= 20s
 FUZZ_TARGETS := \
 	emulator/internal/gateway:FuzzReadRequest \
 	emulator/internal/gateway:FuzzSession \
+	emulator/internal/gateway:FuzzSniffConnection \
 	emulator/internal/amqp:FuzzReadFrame \
 	emulator/internal/amqp:FuzzDecodeValue \
 	emulator/internal/amqp:FuzzDecodeMessage \
@@ -170,6 +171,7 @@ bench: kafka-image
 	$(BENCH) -bench 'AppendMillionRows|CheckpointedLog' -benchtime 1x ./emulator/delta/ | tee -a $(BENCH_OUT)
 	$(BENCH) -bench 'Checkpoint(Write|Read)10k' -benchtime 1s ./emulator/delta/ | tee -a $(BENCH_OUT)
 	$(BENCH) -bench GatewayRatio -benchtime 1s ./emulator/internal/gateway/ | tee -a $(BENCH_OUT)
+	$(BENCH) -bench EventHubsRatio -benchtime 3s ./emulator/ | tee -a $(BENCH_OUT)
 	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
 		$(BENCH) -bench BenchmarkStart -benchtime 3x ./fabrictest/ | tee -a $(BENCH_OUT)
 	$(GO) run ./internal/benchsummary $(BENCH_OUT)

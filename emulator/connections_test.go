@@ -109,9 +109,9 @@ func TestCustomEndpointConnection(t *testing.T) {
 	if c.FullyQualifiedNamespace != e.srv.KafkaEndpoint() || c.EventHubName != f.topic || c.ConsumerGroupName != nil {
 		t.Fatalf("connection %+v (endpoint %s, topic %s)", c, e.srv.KafkaEndpoint(), f.topic)
 	}
-	// Endpoint names the AMQP endpoint (Event Hubs clients); Kafka clients
-	// bootstrap at fullyQualifiedNamespace and ignore it.
-	form := regexp.MustCompile(`^Endpoint=sb://` + regexp.QuoteMeta(e.srv.AMQPEndpoint()) + `/;SharedAccessKeyName=(key_[0-9a-f]{8});SharedAccessKey=([A-Za-z0-9+/]{43}=);UseDevelopmentEmulator=true;EntityPath=` + regexp.QuoteMeta(f.topic) + `$`)
+	// Endpoint names the Kafka endpoint, which takes Event Hubs clients'
+	// AMQP too: on free ports, Endpoint and fullyQualifiedNamespace agree.
+	form := regexp.MustCompile(`^Endpoint=sb://` + regexp.QuoteMeta(e.srv.KafkaEndpoint()) + `/;SharedAccessKeyName=(key_[0-9a-f]{8});SharedAccessKey=([A-Za-z0-9+/]{43}=);UseDevelopmentEmulator=true;EntityPath=` + regexp.QuoteMeta(f.topic) + `$`)
 	m1, m2 := form.FindStringSubmatch(c.AccessKeys.PrimaryConnectionString), form.FindStringSubmatch(c.AccessKeys.SecondaryConnectionString)
 	if m1 == nil || m2 == nil || m1[1] != m2[1] || m1[2] != c.AccessKeys.PrimaryKey || m2[2] != c.AccessKeys.SecondaryKey || c.AccessKeys.PrimaryKey == c.AccessKeys.SecondaryKey {
 		t.Fatalf("connection strings %q / %q", c.AccessKeys.PrimaryConnectionString, c.AccessKeys.SecondaryConnectionString)
@@ -266,7 +266,7 @@ func TestAdvertiseEndpoint(t *testing.T) {
 		t.Fatalf("advertise: %s, endpoint %s", r.Raw, e.srv.KafkaEndpoint())
 	}
 	c := f.connection("GET", "/sources/"+f.src+"/connection", nil)
-	if c.FullyQualifiedNamespace != "localhost:19093" || !strings.HasPrefix(c.AccessKeys.PrimaryConnectionString, "Endpoint=sb://"+e.srv.AMQPEndpoint()+"/;") {
+	if c.FullyQualifiedNamespace != "localhost:19093" || !strings.HasPrefix(c.AccessKeys.PrimaryConnectionString, "Endpoint=sb://localhost:19093/;") {
 		t.Fatalf("connection after advertise: %+v", c)
 	}
 	e.must(200, e.callAs("", "POST", "/_emulator/kafka-endpoint", map[string]any{"advertised": "127.0.0.1:9093"}))

@@ -289,6 +289,9 @@ func (s *Server) startEndpoint() error {
 	if sec := s.broker.Security(); sec.Secured() {
 		opts = append(opts, gateway.WithUpstreamSecurity(sec.TLS, sec.Mechanism()))
 	}
+	if s.eh != nil { // one port for both protocols: the Kafka endpoint takes AMQP too
+		opts = append(opts, gateway.WithAMQP(s.eh.ServeConn))
+	}
 	gw, err := gateway.New(s.broker.Bootstrap(), s.authenticateEndpoint, opts...)
 	if err != nil {
 		return fmt.Errorf("start kafka endpoint: %w", err)

@@ -22,8 +22,8 @@ func TestEventHubsEntraIDNeedsContributor(t *testing.T) {
 	f := deployEndpointIn(e.testEnv)
 	ctx := ehContext(t)
 	c := f.connection("GET", "/sources/"+f.src+"/connection", nil)
-	if !strings.HasPrefix(c.AccessKeys.PrimaryConnectionString, "Endpoint=sb://"+e.srv.AMQPEndpoint()+"/;") || strings.Contains(c.AccessKeys.PrimaryConnectionString, "UseDevelopmentEmulator") {
-		t.Fatalf("with TLS the string has Fabric's shape on the AMQPS endpoint %s: %s", e.srv.AMQPEndpoint(), c.AccessKeys.PrimaryConnectionString)
+	if !strings.HasPrefix(c.AccessKeys.PrimaryConnectionString, "Endpoint=sb://"+e.srv.KafkaEndpoint()+"/;") || strings.Contains(c.AccessKeys.PrimaryConnectionString, "UseDevelopmentEmulator") {
+		t.Fatalf("with TLS the string has Fabric's shape on the Kafka endpoint %s, which takes AMQPS too: %s", e.srv.KafkaEndpoint(), c.AccessKeys.PrimaryConnectionString)
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(e.srv.CACertificate()) {

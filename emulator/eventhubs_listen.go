@@ -34,11 +34,13 @@ func (s *Server) startAMQP() error {
 	return nil
 }
 
-// AMQPEndpoint is the host:port the connection strings of CustomEndpoint
-// nodes name for Event Hubs clients ("" when the AMQP endpoint is off or
-// there is no broker): the one advertised at run time (POST
-// /_emulator/amqp-endpoint), else WithAMQPEndpointAdvertised's, else the
-// listener's.
+// AMQPEndpoint is the host:port of the Event Hubs listener ("" when the
+// AMQP endpoint is off or there is no broker): the one advertised at run
+// time (POST /_emulator/amqp-endpoint), else WithAMQPEndpointAdvertised's,
+// else the listener's. Connection strings name it (its host alone) only
+// when it is on AMQP's default port and the Kafka endpoint on 9093 of the
+// same host; otherwise they name the Kafka endpoint, which takes AMQP
+// connections too.
 func (s *Server) AMQPEndpoint() string {
 	if s.ehLn == nil {
 		return ""

@@ -18,11 +18,21 @@ const amqpPropertiesHeader = "x-opt-amqp-properties"
 
 // recordOf is the Kafka record of an event an AMQP client sent.
 func recordOf(e eventhubs.Event) (*kgo.Record, error) {
-	r := &kgo.Record{Value: e.Body}
+	r := &kgo.Record{}
+	_, err := recordInto(r, e, nil)
+	return r, err
+}
+
+// recordInto fills r, a zero record, with the Kafka record of an event an
+// AMQP client sent. The encoded properties section is appended to buf,
+// which it returns, so a batch's records share one buffer: r keeps a
+// slice of it that later appends do not touch.
+func recordInto(r *kgo.Record, e eventhubs.Event, buf []byte) ([]byte, error) {
+	r.Value = e.Body
 	if e.Body == nil && e.Message != nil {
 		body, err := (&amqp.Message{Data: e.Message.Data, Sequence: e.Message.Sequence, Value: e.Message.Value, HasValue: e.Message.HasValue}).Marshal()
 		if err != nil {
-			return nil, fmt.Errorf("encode body: %w", err)
+			return buf, fmt.Errorf("encode body: %w", err)
 		}
 		r.Value = body
 	}
@@ -32,30 +42,35 @@ func recordOf(e eventhubs.Event) (*kgo.Record, error) {
 	if e.PartitionKey != "" {
 		r.Key = []byte(e.PartitionKey)
 	}
+	r.Headers = make([]kgo.RecordHeader, 0, len(e.ApplicationProperties)+1)
 	for _, p := range e.ApplicationProperties {
 		name, ok := p.Key.(string)
 		if !ok {
-			return nil, fmt.Errorf("application property key %v is not a string", p.Key)
+			return buf, fmt.Errorf("application property key %v is not a string", p.Key)
 		}
 		v, err := amqp.EncodeValue(p.Value)
 		if err != nil {
-			return nil, fmt.Errorf("encode application property %q: %w", name, err)
+			return buf, fmt.Errorf("encode application property %q: %w", name, err)
 		}
 		r.Headers = append(r.Headers, kgo.RecordHeader{Key: name, Value: v})
 	}
 	if len(e.ApplicationProperties) == 0 && propertiesEmpty(e.Properties) {
-		return r, nil
+		return buf, nil
 	}
-	props := []byte{}
+	start := len(buf)
 	if !propertiesEmpty(e.Properties) {
-		b, err := (&amqp.Message{Properties: e.Properties}).Marshal()
+		b, err := (&amqp.Message{Properties: e.Properties}).AppendTo(buf)
 		if err != nil {
-			return nil, fmt.Errorf("encode properties: %w", err)
+			return buf, fmt.Errorf("encode properties: %w", err)
 		}
-		props = b
+		buf = b
+	}
+	props := buf[start:len(buf):len(buf)]
+	if props == nil {
+		props = []byte{}
 	}
 	r.Headers = append(r.Headers, kgo.RecordHeader{Key: amqpPropertiesHeader, Value: props})
-	return r, nil
+	return buf, nil
 }
 
 // propertiesEmpty reports whether p is absent or sets no field.

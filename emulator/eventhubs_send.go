@@ -33,8 +33,11 @@ func (h ehHost) Send(ctx context.Context, g eventhubs.Grant, hub string, partiti
 		return sendError(err)
 	}
 	records := make([]*kgo.Record, len(events))
+	backing := make([]kgo.Record, len(events))
+	var props []byte
 	for i, e := range events {
-		if records[i], err = recordOf(e); err != nil {
+		records[i] = &backing[i]
+		if props, err = recordInto(records[i], e, props); err != nil {
 			return &amqp.Error{Condition: eventhubs.CondArgument, Description: fmt.Sprintf("event %d: %v", i, err)}
 		}
 		if err := control.CheckEvent(i, records[i], false); err != nil {

@@ -336,10 +336,11 @@ func (a *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // the Spark resolve route answers).
 func (e *Env) KafkaBootstrap() []string { return e.c.srv.KafkaBootstrap() }
 
-// AMQPEndpoint is the host:port of the custom endpoint's Event Hubs
-// surface (AMQP 1.0, a free loopback port) that connection strings name
-// in their Endpoint; "" when it is off (emulator.WithAMQPEndpoint("off")
-// through WithEmulatorOptions) or there is no broker.
+// AMQPEndpoint is the host:port of the custom endpoint's own Event Hubs
+// listener (AMQP 1.0, a free loopback port); "" when it is off
+// (emulator.WithAMQPEndpoint("off") through WithEmulatorOptions) or there
+// is no broker. Connection strings name the Kafka endpoint in their
+// Endpoint, which takes AMQP too, unless both are on their default ports.
 func (e *Env) AMQPEndpoint() string { return e.c.srv.AMQPEndpoint() }
 
 // KafkaBackend is the backend in use: "container", "embedded" or "external"

@@ -76,4 +76,14 @@ var issue19 = []target{
 		values: func(s samples) []float64 { return s.values("IdleRSS", "idle-RSS-MB") },
 		met:    func(v float64) bool { return v < 64 }, format: mb,
 	},
+	{
+		figure: "Event Hubs (AMQP) send / Kafka endpoint produce", baseline: "—", goal: ">= 60%",
+		values: func(s samples) []float64 { return s.values("EventHubsRatio/send", "amqp/kafka-%") },
+		met:    func(v float64) bool { return v >= 60 }, format: pct,
+	},
+	{
+		figure: "Event Hubs (AMQP) receive / Kafka endpoint fetch", baseline: "—", goal: ">= 60%",
+		values: func(s samples) []float64 { return s.values("EventHubsRatio/receive", "amqp/kafka-%") },
+		met:    func(v float64) bool { return v >= 60 }, format: pct,
+	},
 }

@@ -196,18 +196,18 @@ def sail_session(emu: Emulator) -> Iterator[Any]:
 
 
 def _start_emulator(binary: Path, data_dir: Path, kafka: str, log_path: Path, *, tls: bool = False,
-                    amqp: bool = False, extra: list[str] | None = None) -> Emulator:
+                    extra: list[str] | None = None) -> Emulator:
     """``fabric-emulator serve`` on a free loopback port; with ``tls`` it runs
-    ``--tls`` (HTTPS API, SASL_SSL custom endpoint, a CA in the data dir);
-    with ``amqp`` its Event Hubs (AMQP) endpoint listens on a free port, else
-    it is off, so connection strings name the Kafka endpoint (on a free port,
-    an AMQP endpoint's string names it, not the Kafka endpoint: see
-    docs/custom-endpoint.md); ``extra`` are more flags (``--kafka-config``)."""
+    ``--tls`` (HTTPS API, SASL_SSL custom endpoint, a CA in the data dir).
+    Its Event Hubs (AMQP) endpoint listens on a free port too, and the Kafka
+    endpoint takes AMQP as well, so a connection string's Endpoint names the
+    Kafka endpoint for both protocols (docs/custom-endpoint.md); ``extra``
+    are more flags (``--kafka-config``)."""
     port = free_port()
     log = open(log_path, "w")
     proc = subprocess.Popen(
         [str(binary), "serve", "--addr", f"127.0.0.1:{port}", "--kafka", kafka, "--data-dir", str(data_dir),
-         "--kafka-endpoint", "127.0.0.1:0", "--amqp-endpoint", "127.0.0.1:0" if amqp else "off"]
+         "--kafka-endpoint", "127.0.0.1:0", "--amqp-endpoint", "127.0.0.1:0"]
         + (["--tls"] if tls else []) + (extra or []),
         stdout=subprocess.PIPE, stderr=log, text=True)
     ready: list[str] = []
@@ -261,11 +261,11 @@ def embedded_emulator(emulator_binary: Path, tmp_path_factory: pytest.TempPathFa
 
 @pytest.fixture(scope="module")
 def amqp_emulator(emulator_binary: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
-    """The emulator on its embedded broker with its Event Hubs (AMQP 1.0)
-    endpoint on a free port: connection strings name that endpoint, with
-    ``UseDevelopmentEmulator=true``, for the Event Hubs SDKs."""
+    """The emulator on its embedded broker for the Event Hubs SDK tests, a
+    module of its own: connection strings carry ``UseDevelopmentEmulator=true``
+    and name the Kafka endpoint, which takes the SDKs' AMQP."""
     d = tmp_path_factory.mktemp("emulator-amqp")
-    emu = _start_emulator(emulator_binary, d / "data", "embedded", d / "emulator.log", amqp=True)
+    emu = _start_emulator(emulator_binary, d / "data", "embedded", d / "emulator.log")
     yield emu
     _stop(emu.proc)
 

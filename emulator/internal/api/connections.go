@@ -137,9 +137,15 @@ type eventHubsDoor interface {
 	AdvertiseAMQP(hostport string) error
 }
 
-// amqpEndpoint returns the AMQP endpoint's host[:port] as connection
-// strings write it (the port only when it is not AMQP's, 5672, or
-// AMQPS's, 5671), whether it is plain AMQP, and false when there is none.
+// amqpEndpoint returns the host[:port] a connection string's Endpoint
+// names for Event Hubs clients, whether they speak plain AMQP there, and
+// false when the Event Hubs door is off. The Kafka endpoint takes AMQP
+// connections too, so one address serves both protocols and Endpoint
+// agrees with fullyQualifiedNamespace: Endpoint names the host alone when
+// each protocol listens on its default port of that host (AMQP on 5672, or
+// AMQPS on 5671 with TLS, and Kafka on 9093: Fabric's shape, where SDKs
+// and Kafka tools append their own port), and the Kafka endpoint's
+// host:port otherwise.
 func (a *API) amqpEndpoint() (hostport string, plain, ok bool) {
 	d, isDoor := a.gateway.(eventHubsDoor)
 	if !isDoor {
@@ -149,22 +155,24 @@ func (a *API) amqpEndpoint() (hostport string, plain, ok bool) {
 	if addr == "" {
 		return "", false, false
 	}
+	kafka := a.gateway.Addr()
 	std := "5672"
 	if tls {
 		std = "5671"
 	}
-	if host, port, err := net.SplitHostPort(addr); err == nil && port == std {
-		addr = host
+	host, port, err := net.SplitHostPort(addr)
+	khost, kport, kerr := net.SplitHostPort(kafka)
+	if err == nil && kerr == nil && port == std && kport == "9093" && host == khost {
+		return host, !tls, true
 	}
-	return addr, !tls, true
+	return kafka, !tls, true
 }
 
 // connectionString is Fabric's form of a custom endpoint connection
-// string. Its Endpoint names the Event Hubs (AMQP) endpoint when there is
-// one, with UseDevelopmentEmulator=true when it is plain AMQP (what the
-// Event Hubs SDKs need to speak AMQP without TLS), else the Kafka
-// endpoint's namespace. Kafka clients ignore Endpoint: they bootstrap at
-// fullyQualifiedNamespace (with :9093 when it has no port).
+// string. Its Endpoint names where both the Event Hubs SDKs and Kafka
+// clients connect (amqpEndpoint), with UseDevelopmentEmulator=true when
+// it is plain AMQP (what the Event Hubs SDKs need to speak AMQP without
+// TLS); with the Event Hubs door off, the Kafka endpoint's namespace.
 func (a *API) connectionString(namespace, keyName, key, entity string) string {
 	dev := ""
 	if amqp, plain, ok := a.amqpEndpoint(); ok {
@@ -344,17 +352,20 @@ func (a *API) revokeSessions(nodes ...string) {
 }
 
 // ownEndpoint points a connection string this emulator handed out, whose
-// Endpoint names its AMQP endpoint, at its Kafka endpoint instead: an
-// AzureEventHub source reads through the Kafka surface.
+// Endpoint names its Event Hubs door (the host alone, or the AMQP
+// listener's own address), at its Kafka endpoint instead: an AzureEventHub
+// source reads through the Kafka surface.
 func (a *API) ownEndpoint(k *runtime.KafkaConnection) {
 	amqp, _, ok := a.amqpEndpoint()
 	if !ok || k.ConnectionString == "" {
 		return
 	}
+	listener, _ := a.gateway.(eventHubsDoor).AMQPAddr()
 	parts := strings.Split(k.ConnectionString, ";")
 	for i, p := range parts {
 		name, v, _ := strings.Cut(strings.TrimSpace(p), "=")
-		if strings.EqualFold(name, "endpoint") && strings.EqualFold(strings.TrimSuffix(strings.TrimPrefix(strings.ToLower(v), "sb://"), "/"), amqp) {
+		v = strings.TrimSuffix(strings.TrimPrefix(strings.ToLower(v), "sb://"), "/")
+		if strings.EqualFold(name, "endpoint") && (strings.EqualFold(v, amqp) || strings.EqualFold(v, listener)) {
 			parts[i] = "Endpoint=sb://" + a.gateway.Addr() + "/"
 		}
 	}

@@ -29,6 +29,11 @@ type Range struct {
 	DefaultEnd int64
 	// MaxRecords caps the answer; 0 means no cap.
 	MaxRecords int
+	// PartitionBytes caps what one Fetch takes of a partition (0: 16 MiB).
+	// A reader of a few records a call sets it small, so that each call
+	// decodes about what it keeps rather than the whole partition; the
+	// broker still answers at least one record batch, whatever its size.
+	PartitionBytes int32
 	// Timeout bounds the wait for records that are not there yet (an End
 	// beyond the high watermark). The read returns as soon as the range is read.
 	Timeout time.Duration

@@ -131,6 +131,9 @@ func (rd *rangeRead) fetch(ctx context.Context, leader int32, id kadm.TopicID, p
 		rp.CurrentLeaderEpoch = -1
 		rp.LogStartOffset = -1
 		rp.PartitionMaxBytes = fetchMaxPartitionBytes
+		if rd.r.PartitionBytes > 0 {
+			rp.PartitionMaxBytes = rd.r.PartitionBytes
+		}
 		rt.Partitions = append(rt.Partitions, rp)
 	}
 	req.Topics = append(req.Topics, rt)

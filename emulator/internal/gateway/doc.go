@@ -38,4 +38,10 @@
 // Event Hubs' is, and clients keep the settings Fabric gives them. Without it
 // the endpoint is SASL_PLAINTEXT. A client on the wrong protocol is closed
 // after one log line that names the setting to change.
+//
+// With WithAMQP the listeners take Event Hubs clients too: a connection whose
+// first bytes (after TLS) are the AMQP protocol header goes to the handler,
+// those bytes unread, so one port serves both protocols. A Kafka request
+// cannot start that way (its size would be over a gigabyte), and bytes that
+// start like the header but are not it close the connection with a log line.
 package gateway

@@ -64,6 +64,7 @@ type Gateway struct {
 	onProduce   ProduceObserver  // data insights; nil counts nothing
 	tls         *tls.Config      // nil: SASL_PLAINTEXT
 	upSec       upstreamSecurity // TLS and SASL towards a secured upstream
+	amqp        AMQPHandler      // takes AMQP connections; nil refuses them
 
 	ctx    context.Context
 	cancel context.CancelFunc

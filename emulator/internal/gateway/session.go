@@ -96,6 +96,12 @@ func (s *session) serve() {
 		s.close()
 		return
 	}
+	if handed, err := s.route(); handed {
+		return
+	} else if err != nil {
+		s.close()
+		return
+	}
 	s.g.wg.Add(1)
 	go s.writeLoop()
 	if err := s.readLoop(); err != nil {

@@ -107,7 +107,7 @@
 // held, is refused with amqp:link:stolen; at most 5 receivers without an
 // owner level share a partition of a consumer group
 // (amqp:resource-limit-exceeded). The door reads from the host as the
-// client grants credit (prefetch), at most 256 events at a time, polls
+// client grants credit (prefetch), at most 1,024 events at a time, polls
 // every PollInterval while nothing is there, honours drain, sends
 // deliveries settled (as Event Hubs does: the SDKs never settle what they
 // receive) unless the client's snd-settle-mode asks for unsettled ones,

@@ -9,8 +9,11 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/amqp"
 )
 
-// maxReadBatch bounds the events asked of the host at once.
-const maxReadBatch = 256
+// maxReadBatch bounds the events asked of the host at once (never more
+// than the link's credit). A Kafka batch the SDKs send holds up to a few
+// thousand events, and each Host.Read decodes the batches it touches, so
+// reads of a few hundred threw most of each decoded batch away.
+const maxReadBatch = 1024
 
 // outLink is the door's sending end of a link the client receives on; the
 // connection's mu guards credit, deliveryCount, drain and queue.

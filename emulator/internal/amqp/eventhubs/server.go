@@ -127,6 +127,12 @@ func (s *Server) Serve(l net.Listener) error {
 	}
 }
 
+// ServeConn serves one connection accepted elsewhere (the Kafka endpoint,
+// which hands over the connections that open with the AMQP header, their
+// first bytes unread) in its own goroutine, as Serve does its listener's;
+// it closes nc when the server is closed.
+func (s *Server) ServeConn(nc net.Conn) { s.start(nc) }
+
 // start runs a connection in its own goroutine.
 func (s *Server) start(nc net.Conn) {
 	c := newConn(s, nc)
