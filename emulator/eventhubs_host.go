@@ -48,6 +48,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"strings"
 	"time"
 
@@ -135,6 +136,9 @@ func readError(hub string, partition int, err error) error {
 // Read implements eventhubs.Host: up to max records of a partition from
 // a position.
 func (h ehHost) Read(ctx context.Context, hub, _ string, partition int, from eventhubs.Position, max int) ([]eventhubs.StoredEvent, error) {
+	if err := h.s.injectEventHubs(ctx, hubItem(hub), "", wire.FaultConsume); err != nil {
+		return nil, err
+	}
 	p := int32(partition)
 	start, err := h.startOf(ctx, hub, p, from)
 	if err != nil {
