@@ -283,7 +283,8 @@ func (s *Server) startEndpoint() error {
 	if !s.broker.Enabled() || s.cfg.endpointAddr == "off" {
 		return nil
 	}
-	opts := []gateway.Option{gateway.WithListenAddr(s.cfg.endpointAddr), gateway.WithLogger(s.cfg.logger), gateway.WithProduceObserver(s.countForwarded)}
+	opts := []gateway.Option{gateway.WithListenAddr(s.cfg.endpointAddr), gateway.WithLogger(s.cfg.logger), gateway.WithProduceObserver(s.countForwarded),
+		gateway.WithFaults(s.kafkaFault)}
 	if s.cfg.endpointAdv != "" {
 		opts = append(opts, gateway.WithAdvertisedAddr(s.cfg.endpointAdv))
 	}

@@ -62,6 +62,7 @@ type Gateway struct {
 	log         *slog.Logger
 	authTimeout time.Duration
 	onProduce   ProduceObserver  // data insights; nil counts nothing
+	faults      FaultCheck       // injected faults; nil injects none
 	tls         *tls.Config      // nil: SASL_PLAINTEXT
 	upSec       upstreamSecurity // TLS and SASL towards a secured upstream
 

@@ -50,6 +50,8 @@ type session struct {
 	rawToken  bool  // SaslHandshake v0: the next frame is a bare SASL token
 	authed    bool
 	grant     Grant
+	// throttleNext is an injected throttle time for the request in hand.
+	throttleNext int32
 }
 
 // pending is one response owed to the client.
@@ -132,6 +134,8 @@ func (s *session) readLoop() error {
 			return err
 		}
 		a = s.dispatch(r)
+		var mute time.Duration
+		a, mute = s.throttle(r, a)
 		switch {
 		case a.refuse != "":
 			s.log.Warn("kafka gateway: refused request; closing", "api", kmsg.NameForKey(r.key), "key", r.key, "version", r.version, "client_id", r.client, "reason", a.refuse)
@@ -158,7 +162,19 @@ func (s *session) readLoop() error {
 			if !s.enqueue(pending{key: r.key, version: r.version, fix: a.fix}) {
 				return net.ErrClosed
 			}
+			s.mute(mute)
 		}
+	}
+}
+
+// mute waits d before the next request is read (an injected throttle).
+func (s *session) mute(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	select {
+	case <-time.After(d):
+	case <-s.done:
 	}
 }
 
