@@ -112,8 +112,10 @@ func (s *session) serve() {
 // the writer goroutine is left to close the connection after a last answer.
 func (s *session) readLoop() error {
 	for {
+		s.armIdle()
 		frame, err := readFrame(s.cr, s.frameLimit())
 		if err != nil {
+			s.idleEnded(err)
 			return s.readFailed(err)
 		}
 		var a action
