@@ -52,4 +52,3 @@ func TestInactiveConnectionIsClosed(t *testing.T) {
 		t.Fatalf("the connection holding a link was closed: %v", err)
 	}
 }
-
