@@ -19,6 +19,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/entra"
+	"github.com/fabrictest/fabrictest/emulator/internal/faults"
 	"github.com/fabrictest/fabrictest/emulator/internal/gateway"
 	"github.com/fabrictest/fabrictest/emulator/internal/jobs"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
@@ -46,6 +47,7 @@ type Server struct {
 	ehLn     net.Listener           // its listener
 	ehAdv    atomic.Pointer[string] // its address advertised at run time (advertiseAMQP), over WithAMQPEndpointAdvertised's
 	jobs     *jobs.Runner
+	faults   *faults.Set // the fault rules injected into the doors
 	http     *http.Server
 	tmpDir   string // OneLake files when there is no data dir
 
@@ -65,6 +67,9 @@ func New(opts ...Option) (*Server, error) {
 		}
 	}
 	s := &Server{cfg: cfg}
+	if err := s.newFaults(); err != nil {
+		return nil, err
+	}
 	ok := false
 	defer func() {
 		if !ok {
@@ -121,14 +126,14 @@ func New(opts ...Option) (*Server, error) {
 	t := cfg.httpTimeouts.withDefaults(cfg.produceTimeout)
 	s.rt = runtime.New(runtime.Config{Store: s.store, Broker: s.broker, Logger: cfg.logger, OneLakeDir: oneLake,
 		KQLURL: cfg.kqlURL, Jobs: s.jobs, ProduceTimeout: cfg.produceTimeout,
-		SampleInterval: cfg.sampleInterval, SampleBatch: cfg.sampleBatch})
-	s.ingest = control.NewIngest(control.IngestConfig{Store: s.store, Broker: s.broker, Runtime: s.rt, ProduceTimeout: cfg.produceTimeout})
+		SampleInterval: cfg.sampleInterval, SampleBatch: cfg.sampleBatch, Faults: s.faults})
+	s.ingest = control.NewIngest(control.IngestConfig{Store: s.store, Broker: s.broker, Runtime: s.rt, ProduceTimeout: cfg.produceTimeout, Faults: s.faults})
 	s.api = api.New(api.Config{Runtime: s.rt, Ingest: s.ingest,
 		Store: s.store, Broker: s.broker, Issuer: s.issuer, Verifier: verifier, Entra: svc, Logger: cfg.logger,
 		PageSize: cfg.pageSize, MaxRequestBytes: cfg.maxRequestBytes, OneLakeDir: oneLake, KQLURL: cfg.kqlURL, Jobs: s.jobs,
 		Advertised: cfg.advertised, RemoteTokens: cfg.remoteTokens, ProduceTimeout: cfg.produceTimeout,
 		AsyncOperations: cfg.asyncOperations, WriteTimeout: t.Write,
-		TLS: s.TLS(), CACertificate: s.CACertificate(),
+		TLS: s.TLS(), CACertificate: s.CACertificate(), Faults: s.faults,
 	})
 	if err := s.jobs.Recover(context.Background()); err != nil {
 		return nil, err
@@ -279,7 +284,8 @@ func (s *Server) startEndpoint() error {
 	if !s.broker.Enabled() || s.cfg.endpointAddr == "off" {
 		return nil
 	}
-	opts := []gateway.Option{gateway.WithListenAddr(s.cfg.endpointAddr), gateway.WithLogger(s.cfg.logger), gateway.WithProduceObserver(s.countForwarded)}
+	opts := []gateway.Option{gateway.WithListenAddr(s.cfg.endpointAddr), gateway.WithLogger(s.cfg.logger), gateway.WithProduceObserver(s.countForwarded),
+		gateway.WithFaults(s.kafkaFault)}
 	if s.cfg.endpointAdv != "" {
 		opts = append(opts, gateway.WithAdvertisedAddr(s.cfg.endpointAdv))
 	}

@@ -49,6 +49,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"strings"
 	"time"
 
@@ -173,6 +174,9 @@ const ehReadBytes = 256 << 10
 // Read implements eventhubs.Host: up to max records of a partition from
 // a position.
 func (h ehHost) Read(ctx context.Context, hub, _ string, partition int, from eventhubs.Position, max int) ([]eventhubs.StoredEvent, error) {
+	if err := h.s.injectEventHubs(ctx, hubItem(hub), "", wire.FaultConsume); err != nil {
+		return nil, err
+	}
 	p := int32(partition)
 	start, err := h.startOf(ctx, hub, p, from)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/amqp/eventhubs"
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 	"github.com/fabrictest/fabrictest/emulator/internal/control"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -31,6 +32,9 @@ func (h ehHost) Send(ctx context.Context, g eventhubs.Grant, hub string, partiti
 	lane, err := h.s.ingest.Open(ctx, caller, target)
 	if err != nil {
 		return sendError(err)
+	}
+	if err := h.s.injectEventHubs(ctx, lane.Item.ID, lane.Source, wire.FaultProduce); err != nil {
+		return err
 	}
 	records := make([]*kgo.Record, len(events))
 	backing := make([]kgo.Record, len(events))

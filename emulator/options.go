@@ -41,6 +41,7 @@ type config struct {
 	kafkaSec        kafkaSettings // WithKafkaConfigFile, WithKafkaProperties
 	noPortal        bool          // WithoutPortal
 	amqp            amqpSettings  // WithAMQPEndpoint, WithAMQPEndpointAdvertised
+	faults          []FaultRule   // WithFaults
 }
 
 func defaults() config {

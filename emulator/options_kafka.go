@@ -3,6 +3,7 @@ package emulator
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
@@ -76,6 +77,9 @@ func connectKafka(cfg *config, dataDir string) (*broker.Broker, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := privateDir(dataDir); err != nil {
+		return nil, err
+	}
 	b, err := broker.Parse(cfg.kafka, broker.EmbeddedConfig{Port: cfg.embeddedPort, DataDir: dataDir},
 		broker.WithPartitions(cfg.partitions), broker.WithSecurity(sec),
 		broker.WithReplicationFactor(cfg.replicas), broker.WithMinInsyncReplicas(cfg.minInsync),
@@ -97,4 +101,20 @@ func connectKafka(cfg *config, dataDir string) (*broker.Broker, error) {
 // sasl.jaas.config). They win over WithKafkaConfigFile's keys.
 func WithKafkaEnv(environ []string) Option {
 	return WithKafkaProperties(kafkaconfig.FromEnv(environ))
+}
+
+// privateDir makes dir (when set) its owner's only before the embedded
+// broker writes into it: kfake creates its files 0644, which only the
+// owner can then reach.
+func privateDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create kafka dir: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("restrict kafka dir: %w", err)
+	}
+	return nil
 }

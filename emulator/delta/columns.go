@@ -15,7 +15,7 @@ const columnChunkRows = 64
 // writeColumns writes the data file of n rows given column by column under
 // plan p: cols[k] holds the values of Parquet column k, row after row.
 func (t *Table) writeColumns(p *plan, n int, cols [][]parquet.Value) (*dataFile, error) {
-	if err := os.MkdirAll(t.dir, 0o755); err != nil {
+	if err := os.MkdirAll(t.dir, DirMode); err != nil {
 		return nil, fmt.Errorf("create table directory: %w", err)
 	}
 	groupRows := int(t.o.rowGroupRows)

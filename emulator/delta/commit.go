@@ -27,7 +27,7 @@ var errVersionTaken = errors.New("commit version already exists")
 // directory could not be synced): the version is then committed.
 func (t *Table) putIfAbsent(version int64, content []byte) (created bool, err error) {
 	logDir := filepath.Join(t.dir, logDirName)
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
+	if err := os.MkdirAll(logDir, DirMode); err != nil {
 		return false, fmt.Errorf("create log directory: %w", err)
 	}
 	final := commitPath(t.dir, version)
@@ -61,7 +61,7 @@ func (t *Table) putIfAbsent(version int64, content []byte) (created bool, err er
 // writeFile writes a new file, synced when fsync is on; a file it created
 // but could not finish is removed.
 func (t *Table) writeFile(name string, content []byte) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
 	if err != nil {
 		return fmt.Errorf("create commit file: %w", err)
 	}

@@ -64,7 +64,7 @@ func writeRowChunks(w *parquet.GenericWriter[any], n int, row rowFunc) error {
 func createDataFile(dir string, p *plan, n int, o *options, write func(*parquet.GenericWriter[any]) error) (_ *dataFile, err error) {
 	name := "part-00000-" + newUUID() + "-c000.snappy.parquet"
 	full := filepath.Join(dir, name)
-	f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("create data file: %w", err)
 	}

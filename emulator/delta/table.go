@@ -330,7 +330,7 @@ func (t *Table) writeBatch(ev *evolution, batch []rows.Row) (*dataFile, error) {
 
 // writeRows writes the data file of n rows under plan p.
 func (t *Table) writeRows(p *plan, n int, row rowFunc) (*dataFile, error) {
-	if err := os.MkdirAll(t.dir, 0o755); err != nil {
+	if err := os.MkdirAll(t.dir, DirMode); err != nil {
 		return nil, fmt.Errorf("create table directory: %w", err)
 	}
 	return writeDataFile(t.dir, p, n, row, &t.o)

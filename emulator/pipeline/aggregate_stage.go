@@ -117,6 +117,10 @@ func (s *rollingStage) apply(i int, key string, t, horizon int64, in entryIn) an
 	if se != nil {
 		se.evict(satAdd(horizon, -d), numeric)
 	}
+	if in.contributes && se == nil && s.live >= s.stats.groupLimit() {
+		s.stats.GroupsOverLimit++
+		return nil
+	}
 	if in.contributes {
 		if se == nil {
 			se = newSeries()

@@ -79,7 +79,7 @@ func ExamplePipeline() {
 	// Output:
 	// {"_window_start":"2026-01-01T00:00:00Z","max_temp":23.5,"site":"oslo","window_end":"2026-01-01T00:01:00Z","window_start":"2026-01-01T00:00:00Z"}
 	// {"_window_start":"2026-01-01T00:01:00Z","max_temp":30,"site":"rome","window_end":"2026-01-01T00:02:00Z","window_start":"2026-01-01T00:01:00Z"}
-	// {Events:4 Replayed:0 Filtered:1 CastFailures:0 FunctionFailures:0 NonNumeric:0 MissingTime:0 Late:0 WindowsEmitted:2 Rows:2}
+	// {Events:4 Replayed:0 Filtered:1 CastFailures:0 FunctionFailures:0 NonNumeric:0 MissingTime:0 Late:0 WindowsEmitted:2 Rows:2 GroupsOverLimit:0}
 }
 
 // A restart in the middle of an open window: snapshot, restore into a new

@@ -81,7 +81,7 @@ func (s *groupByStage) process(ev Event, emit func(Event)) {
 		}
 	}
 	dur := s.g.Window.span()
-	late := false
+	late, over := false, false
 	s.g.Window.forEach(t, func(start int64) {
 		if s.clk.closed(start + dur) {
 			late = true
@@ -93,6 +93,10 @@ func (s *groupByStage) process(ev Event, emit func(Event)) {
 			s.windows[start] = w
 		}
 		grp := w.groups[key]
+		if grp == nil && s.heldGroups() >= s.stats.groupLimit() {
+			over = true
+			return
+		}
 		if grp == nil {
 			grp = &group{key: key, keys: keyVals, aggs: make([]aggState, len(s.g.Aggregates))}
 			for i := range grp.aggs {
@@ -106,6 +110,9 @@ func (s *groupByStage) process(ev Event, emit func(Event)) {
 	})
 	if late {
 		s.stats.Late++
+	}
+	if over {
+		s.stats.GroupsOverLimit++
 	}
 	arrival := ev.Timestamp
 	if s.clk.observe(ev.Partition, t, arrival) {

@@ -42,6 +42,7 @@ type Stats struct {
 	Late             int64 `json:"late"`             // rows dropped from at least one window already emitted, or taken at an Aggregate's horizon
 	WindowsEmitted   int64 `json:"windowsEmitted"`   // GroupBy output rows (one per window and key)
 	Rows             int64 `json:"rows"`             // rows the pipeline returned
+	GroupsOverLimit  int64 `json:"groupsOverLimit"`  // rows that would have started a group past MaxGroups (dropped from a GroupBy window, a null Aggregate)
 }
 
 // Pipeline runs operators in order over a stream of events. Filter,

@@ -79,6 +79,11 @@ const (
 	DestinationTimeout          ErrorCode = "DestinationTimeout" // 504: a produce waited too long for delivery
 	SourceFailed                ErrorCode = "SourceFailed"       // a Failed source node's error
 
+	// Throttling and injected faults.
+	RequestBlocked    ErrorCode = "RequestBlocked"    // 429 + Retry-After: Fabric's throttling answer (a fault rule's throttle)
+	FaultInjected     ErrorCode = "FaultInjected"     // a fault rule's error answer, with the status the rule names (default 503)
+	FaultRuleNotFound ErrorCode = "FaultRuleNotFound" // 404: DELETE /_emulator/faults/{id} of no active rule
+
 	// AuthenticationFailed is a connection string's key refused on a
 	// custom-endpoint door; the door answers it in its own protocol.
 	AuthenticationFailed ErrorCode = "AuthenticationFailed"
@@ -110,7 +115,9 @@ var codes = []ErrorCode{
 	EventstreamSourcePaused, EventstreamHasDefinition, EventstreamNotProvisioned, DerivedStreamIsReadOnly,
 	ConnectionInOtherWorkspace, DestinationNotRunning, JobAlreadyCompleted, OperationHasNoResult, OperationNotCompleted,
 	KafkaNotConfigured, KafkaUnavailable, CustomEndpointKafkaDisabled, TLSCANotAvailable,
-	DestinationFailed, DestinationTimeout, SourceFailed, AuthenticationFailed,
+	DestinationFailed, DestinationTimeout, SourceFailed,
+	RequestBlocked, FaultInjected, FaultRuleNotFound,
+	AuthenticationFailed,
 	UnknownError,
 	JobFailed, NoJobRunner, JobInterrupted,
 }

@@ -144,27 +144,11 @@ class Emulator:
                                  f"{es.datasource_id}/events", {"events": events})
 
     def bind_lakehouse(self, es: Eventstream, lakehouse_id: str, table: str) -> dict[str, Any]:
-        """``POST …/destinations {type: Lakehouse}``; must answer 201.
-
-        Known emulator issue, worked around here and reported: on a fresh
-        Apache Kafka broker the first bind answers ``502 KafkaUnavailable``
-        (``fetch offsets of group fabric-emulator-destination-…:
-        COORDINATOR_NOT_AVAILABLE``) while the broker is still creating
-        ``__consumer_offsets``; Kafka marks that error retriable and the
-        emulator does not retry it. The bind is retried on that error alone,
-        for at most 30 s.
-        """
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                return self.call("POST", f"/v1/workspaces/{es.workspace_id}/eventstreams/{es.item_id}/destinations",
-                                 {"type": "Lakehouse", "itemId": lakehouse_id, "table": table}, expect=(201,))
-            except ApiError as e:
-                if e.status != 502 or "COORDINATOR_NOT_AVAILABLE" not in json.dumps(e.body) or \
-                        time.monotonic() > deadline:
-                    raise
-                print(f"bind retried after: {e.body.get('message')}", file=sys.stderr)
-                time.sleep(0.5)
+        """``POST …/destinations {type: Lakehouse}``; must answer 201 (on a fresh
+        Apache Kafka broker too: the emulator waits out COORDINATOR_NOT_AVAILABLE
+        itself while the broker creates ``__consumer_offsets``)."""
+        return self.call("POST", f"/v1/workspaces/{es.workspace_id}/eventstreams/{es.item_id}/destinations",
+                         {"type": "Lakehouse", "itemId": lakehouse_id, "table": table}, expect=(201,))
 
     def resolve(self, es: Eventstream) -> dict[str, Any]:
         return self.call("GET", f"/v1/eventstreams/{es.item_id}/sources/{es.datasource_id}")

@@ -24,6 +24,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/control"
 	"github.com/fabrictest/fabrictest/emulator/internal/entra"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/faults"
 	"github.com/fabrictest/fabrictest/emulator/internal/jobs"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
@@ -79,6 +80,9 @@ type Config struct {
 	CACertificate []byte
 	// OneLakeLog, when set, sees every OneLake request's method and URL.
 	OneLakeLog func(method, url string)
+	// Faults are the fault rules injected into the doors (nil: none, and
+	// the /_emulator/faults routes answer an empty set).
+	Faults *faults.Set
 	// OnChange, when set, is called with an Eventstream's id after every
 	// change the control plane stored and synced (control.Config.OnChange).
 	OnChange func(itemID string)
@@ -140,6 +144,9 @@ func New(cfg Config) *API {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Faults == nil {
+		cfg.Faults = faults.NewSet(nil)
+	}
 	if cfg.Verifier == nil {
 		cfg.Verifier = auth.NewVerifier(cfg.Issuer)
 	}
@@ -189,6 +196,9 @@ func (a *API) handle(pattern string, authenticated bool, fn endpoint) {
 	a.registered = append(a.registered, route{pattern, authenticated})
 	a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		c := &call{w: w, r: r, id: w.Header().Get(fabricerr.HeaderRequestID)}
+		if a.cfg.Faults != nil && a.injectREST(c, pattern) {
+			return
+		}
 		if authenticated {
 			claims, err := a.cfg.Verifier.Verify(r.Context(), r.Header.Get("Authorization"))
 			if err != nil {

@@ -94,6 +94,9 @@ func (a insightHandlers) prometheusMetrics(c *call) error {
 	if err := reg.Register(insightsCollector{a.API}); err != nil {
 		return err
 	}
+	if err := reg.Register(a.cfg.Faults.Collector()); err != nil {
+		return err
+	}
 	promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}).ServeHTTP(c.w, c.r)
 	return nil
 }

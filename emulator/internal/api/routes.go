@@ -34,6 +34,7 @@ func (a *API) controlRoutes() {
 	a.handle("GET /_emulator/clock", false, clockH.getClock)
 	a.handle("POST /_emulator/clock", false, clockH.advanceClock)
 	a.handle("GET /_emulator/ca.pem", false, emulatorH.caCertificate)
+	a.faultRoutes()
 }
 
 // workspaceRoutes registers workspaces, their role assignments and folders.

@@ -60,10 +60,13 @@ func (b *Broker) CommitGroupOffsets(ctx context.Context, group, topic string, of
 	for p, o := range offsets {
 		offs.AddOffset(topic, p, o, -1)
 	}
-	resp, err := b.admin.CommitOffsets(ctx, group, offs)
-	if err == nil {
-		err = resp.Error()
-	}
+	err := Retrying(ctx, func() error {
+		resp, err := b.admin.CommitOffsets(ctx, group, offs)
+		if err == nil {
+			err = resp.Error()
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("commit offsets of group %s: %w", group, err)
 	}

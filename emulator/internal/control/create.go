@@ -59,7 +59,7 @@ func (p *Plane) provision(ctx context.Context, it *store.Item) error {
 		return p.ProvisionEventstream(ctx, it)
 	case TypeLakehouse:
 		for _, sub := range []string{"Tables", "Files"} {
-			if err := os.MkdirAll(filepath.Join(p.LakehouseDir(*it), sub), 0o755); err != nil {
+			if err := os.MkdirAll(filepath.Join(p.LakehouseDir(*it), sub), 0o700); err != nil {
 				return err
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/internal/faults"
 	"github.com/fabrictest/fabrictest/emulator/internal/runtime"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
@@ -85,6 +86,9 @@ type IngestConfig struct {
 	// ProduceTimeout bounds a write against a broker that does not
 	// acknowledge (default runtime.DefaultProduceTimeout).
 	ProduceTimeout time.Duration
+	// Faults are the fault rules a test injects (nil: none); a broker
+	// rule makes writes fail as an unreachable broker's do.
+	Faults *faults.Set
 }
 
 // NewIngest returns the seam over cfg's store, broker and runtime.

@@ -60,7 +60,10 @@ func CheckEvent(i int, r *kgo.Record, fitsRow bool) error {
 // hold some of the records: the door must not reuse them).
 func (l Lane) Write(ctx context.Context, records []*kgo.Record, d Delivery) ([]broker.Position, error) {
 	wctx, cancel := context.WithTimeout(ctx, l.in.cfg.ProduceTimeout)
-	pos, err := l.in.cfg.Broker.Produce(wctx, l.Stream.Topic, records)
+	pos, err := l.in.brokerUnreachable(l)
+	if err == nil {
+		pos, err = l.in.cfg.Broker.Produce(wctx, l.Stream.Topic, records)
+	}
 	cancel()
 	if err != nil {
 		return nil, brokerError(err, len(records))

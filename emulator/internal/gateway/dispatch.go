@@ -34,6 +34,9 @@ func (s *session) dispatch(r *request) action {
 	if err := r.msg.ReadFrom(r.body); err != nil {
 		return action{refuse: fmt.Sprintf("malformed request: %v", err)}
 	}
+	if a, done := s.injectFault(r); done {
+		return a
+	}
 	switch req := r.msg.(type) {
 	case *kmsg.SASLHandshakeRequest:
 		return s.saslHandshake(r, req)

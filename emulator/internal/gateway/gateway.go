@@ -62,6 +62,9 @@ type Gateway struct {
 	log         *slog.Logger
 	authTimeout time.Duration
 	onProduce   ProduceObserver  // data insights; nil counts nothing
+	faults      FaultCheck       // injected faults; nil injects none
+	maxConns    int              // client connections served at once
+	idleTimeout time.Duration    // an authenticated connection's longest silence
 	tls         *tls.Config      // nil: SASL_PLAINTEXT
 	upSec       upstreamSecurity // TLS and SASL towards a secured upstream
 	amqp        AMQPHandler      // takes AMQP connections; nil refuses them
@@ -105,6 +108,8 @@ func New(upstream []string, auth Authenticator, opts ...Option) (*Gateway, error
 		listenAddr:  "127.0.0.1:0",
 		log:         slog.Default(),
 		authTimeout: defaultAuthTimeout,
+		maxConns:    DefaultMaxConnections,
+		idleTimeout: DefaultIdleTimeout,
 		nodes:       map[int32]*nodeListener{},
 		sessions:    map[*session]struct{}{},
 		byKey:       map[string]map[*session]struct{}{},
@@ -239,6 +244,13 @@ func (g *Gateway) accept(ln net.Listener, node *nodeListener) {
 				g.log.Warn("kafka gateway: accept", "err", err)
 			}
 			return
+		}
+		g.mu.Lock()
+		full := g.fullLocked()
+		g.mu.Unlock()
+		if full {
+			g.refuseFull(c)
+			continue
 		}
 		if g.tls != nil {
 			c = tls.Server(c, g.tls)

@@ -50,6 +50,8 @@ type session struct {
 	rawToken  bool  // SaslHandshake v0: the next frame is a bare SASL token
 	authed    bool
 	grant     Grant
+	// throttleNext is an injected throttle time for the request in hand.
+	throttleNext int32
 }
 
 // pending is one response owed to the client.
@@ -116,8 +118,10 @@ func (s *session) serve() {
 // the writer goroutine is left to close the connection after a last answer.
 func (s *session) readLoop() error {
 	for {
+		s.armIdle()
 		frame, err := readFrame(s.cr, s.frameLimit())
 		if err != nil {
+			s.idleEnded(err)
 			return s.readFailed(err)
 		}
 		var a action
@@ -138,6 +142,8 @@ func (s *session) readLoop() error {
 			return err
 		}
 		a = s.dispatch(r)
+		var mute time.Duration
+		a, mute = s.throttle(r, a)
 		switch {
 		case a.refuse != "":
 			s.log.Warn("kafka gateway: refused request; closing", "api", kmsg.NameForKey(r.key), "key", r.key, "version", r.version, "client_id", r.client, "reason", a.refuse)
@@ -164,7 +170,19 @@ func (s *session) readLoop() error {
 			if !s.enqueue(pending{key: r.key, version: r.version, fix: a.fix}) {
 				return net.ErrClosed
 			}
+			s.mute(mute)
 		}
+	}
+}
+
+// mute waits d before the next request is read (an injected throttle).
+func (s *session) mute(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	select {
+	case <-time.After(d):
+	case <-s.done:
 	}
 }
 

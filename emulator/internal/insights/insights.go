@@ -44,6 +44,9 @@ const (
 	// DeadLetteredEvents counts records the dlq policy sent to the
 	// dead-letter topic.
 	DeadLetteredEvents Metric = "DeadLetteredEvents"
+	// GroupsOverLimit counts rows a GroupBy or Aggregate operator could
+	// not hold because its state reached pipeline.MaxGroups groups.
+	GroupsOverLimit Metric = "GroupsOverLimit"
 )
 
 // Level is a runtime log entry's level.

@@ -142,7 +142,7 @@ func (o *op) rename() error {
 		if err := o.preconditions(fi, exists); err != nil {
 			return err
 		}
-		if err := root.MkdirAll(path.Dir(rel), 0o755); err != nil {
+		if err := root.MkdirAll(path.Dir(rel), 0o700); err != nil {
 			return err
 		}
 		if err := moveNoReplace(root, src, rel, sfi, o.r.Header.Get("If-None-Match") == "*"); errors.Is(err, fs.ErrExist) {

@@ -75,11 +75,11 @@ func (o *op) setProps(fi fs.FileInfo) {
 // created in the meantime is never replaced: Delta's put-if-absent.
 func writeFile(root *os.Root, rel string, data []byte, mustBeNew bool) error {
 	dir := path.Dir(rel)
-	if err := root.MkdirAll(dir, 0o755); err != nil {
+	if err := root.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create parent folders: %w", err)
 	}
 	tmp := path.Join(dir, tmpPrefix+uuid.NewString())
-	f, err := root.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	f, err := root.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return fmt.Errorf("stage file: %w", err)
 	}

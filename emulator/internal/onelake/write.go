@@ -100,7 +100,7 @@ func (o *op) create(resource string) error {
 			if err := o.preconditions(fi, exists); err != nil {
 				return err
 			}
-			if err := root.MkdirAll(rel, 0o755); err != nil {
+			if err := root.MkdirAll(rel, 0o700); err != nil {
 				return alreadyExists(o.name(rel))
 			}
 			return o.answer(root, http.StatusCreated)

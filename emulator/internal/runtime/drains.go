@@ -89,7 +89,7 @@ func (rt *Runtime) launchDrain(ctx context.Context, props eventstream.Model, d s
 	if err != nil {
 		return nil, nil, err
 	}
-	w = rt.countOutput(d, w) // data insights
+	w = rt.countOutput(d, rt.faultable(d, w)) // data insights, of injected faults too
 	ops, err := props.Pipeline()
 	if spec.OwnOperators {
 		ops, err = eventstream.ParseOperators(spec.Operators)

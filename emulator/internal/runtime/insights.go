@@ -124,8 +124,10 @@ type countedSink struct {
 func (s *countedSink) Write(ctx context.Context, b drain.Batch) error {
 	counted := make(chan batchCount, 1)
 	go func() { counted <- countBatch(b) }()
+	before := s.processor.groupsOverLimit()
 	err := s.processor.Write(ctx, b)
 	c := <-counted
+	s.countGroupsOverLimit(before)
 	if err != nil {
 		return err
 	}

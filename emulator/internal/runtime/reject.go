@@ -133,10 +133,10 @@ func (r *rejecter) park(x rejectedRow) error {
 	if x.Out.Offset >= 0 {
 		rec["partition"], rec["offset"], rec["value"] = x.Out.Partition, x.Out.Offset, string(x.Out.Value)
 	}
-	if err := os.MkdirAll(filepath.Dir(r.file), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(r.file), 0o700); err != nil {
 		return fmt.Errorf("park rejected row: %w", err)
 	}
-	f, err := os.OpenFile(r.file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(r.file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return fmt.Errorf("park rejected row: %w", err)
 	}

@@ -11,6 +11,7 @@
 package runtime
 
 import (
+	"github.com/fabrictest/fabrictest/emulator/internal/faults"
 	"log/slog"
 	"sync"
 	"time"
@@ -46,6 +47,9 @@ type Config struct {
 	// DefaultSampleInterval, DefaultSampleBatch).
 	SampleInterval time.Duration
 	SampleBatch    int
+	// Faults are the fault rules a test injects (nil: none): destination
+	// rules fail or slow a destination's writes.
+	Faults *faults.Set
 }
 
 // DefaultProduceTimeout bounds a source's produce by default.

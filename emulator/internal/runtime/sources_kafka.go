@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+
 	"github.com/fabrictest/fabrictest/emulator/internal/drain"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -212,10 +214,14 @@ func startOffsets(ctx context.Context, base []kgo.Opt, k KafkaSourceProps, serve
 	} else if td.Err != nil {
 		return fmt.Errorf("describe topic %q on %s: %w", k.Topic, servers, td.Err)
 	}
-	committed, err := adm.FetchOffsetsForTopics(ctx, k.ConsumerGroupName, k.Topic)
-	if err == nil {
-		err = committed.Error()
-	}
+	var committed kadm.OffsetResponses
+	err = broker.Retrying(ctx, func() error {
+		var err error
+		if committed, err = adm.FetchOffsetsForTopics(ctx, k.ConsumerGroupName, k.Topic); err == nil {
+			err = committed.Error()
+		}
+		return err
+	})
 	if errors.Is(err, kerr.GroupIDNotFound) { // a new group (kfake says so; Apache Kafka answers empty)
 		committed, err = nil, nil
 	}
@@ -252,10 +258,13 @@ func startOffsets(ctx context.Context, base []kgo.Opt, k KafkaSourceProps, serve
 			offs.AddOffset(k.Topic, p, o.Offset, -1)
 		}
 	}
-	resp, err := adm.CommitOffsets(ctx, k.ConsumerGroupName, offs)
-	if err == nil {
-		err = resp.Error()
-	}
+	err = broker.Retrying(ctx, func() error {
+		resp, err := adm.CommitOffsets(ctx, k.ConsumerGroupName, offs)
+		if err == nil {
+			err = resp.Error()
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("commit start offsets of group %s on %s: %w", k.ConsumerGroupName, servers, err)
 	}

@@ -5,9 +5,9 @@
 //
 // With a directory the material lives in it, as
 //
-//	ca.pem          the CA certificate, the file clients trust (0644)
+//	ca.pem          the CA certificate, the file clients trust (0600)
 //	ca-key.pem      the CA's private key (0600)
-//	server.pem      the server certificate (0644)
+//	server.pem      the server certificate (0600)
 //	server-key.pem  its private key (0600)
 //
 // and a restart reuses it: the CA is never replaced, and the server

@@ -48,7 +48,8 @@ func readPair(certPath, keyPath string) (*x509.Certificate, *ecdsa.PrivateKey, e
 	return cert, key, nil
 }
 
-// writePair keeps a certificate (0644) and its key (0600) under dir.
+// writePair keeps a certificate and its key under dir, both 0600 (the
+// data dir is its owner's only).
 func writePair(dir, certName, keyName string, der []byte, key *ecdsa.PrivateKey) error {
 	kder, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
@@ -60,7 +61,7 @@ func writePair(dir, certName, keyName string, der []byte, key *ecdsa.PrivateKey)
 	if err := writeAtomic(filepath.Join(dir, keyName), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, certName), encodeCert(der), 0o644)
+	return writeAtomic(filepath.Join(dir, certName), encodeCert(der), 0o600)
 }
 
 // writeAtomic writes a file by renaming a complete temporary one.

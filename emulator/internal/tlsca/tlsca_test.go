@@ -76,7 +76,7 @@ func TestReuseAcrossRestarts(t *testing.T) {
 	if !bytes.Equal(onDisk, a.CAPEM) {
 		t.Fatal("ca.pem differs from CAPEM")
 	}
-	for name, mode := range map[string]os.FileMode{CAFile: 0o644, CAKeyFile: 0o600, ServerFile: 0o644, ServerKeyFile: 0o600} {
+	for name, mode := range map[string]os.FileMode{CAFile: 0o600, CAKeyFile: 0o600, ServerFile: 0o600, ServerKeyFile: 0o600} {
 		st, err := os.Stat(filepath.Join(dir, name))
 		if err != nil || st.Mode().Perm() != mode {
 			t.Errorf("%s: %v, mode %v; want %v", name, err, st.Mode().Perm(), mode)

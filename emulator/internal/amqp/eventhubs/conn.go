@@ -168,6 +168,7 @@ func (c *conn) heartbeats() {
 
 // readLoop reads and dispatches frames until the connection ends.
 func (c *conn) readLoop() error {
+	active := c.opts.Now()
 	for {
 		if c.opts.IdleTimeout > 0 {
 			c.nc.SetReadDeadline(time.Now().Add(c.opts.IdleTimeout * 3 / 2))
@@ -186,8 +187,12 @@ func (c *conn) readLoop() error {
 			return err
 		}
 		if p == nil {
+			if err := c.checkInactive(active); err != nil {
+				return err
+			}
 			continue
 		}
+		active = c.opts.Now()
 		if err := c.dispatch(f.Channel, p, payload); err != nil {
 			var e *amqp.Error
 			if errors.As(err, &e) {

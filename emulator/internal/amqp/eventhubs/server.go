@@ -24,6 +24,8 @@ type Options struct {
 	MaxMessageSize   uint64        // per message, announced on sending links (Fabric's 1 MB)
 	LinkCredit       uint32        // credit granted to a client's sender
 	PollInterval     time.Duration // between Host.Read calls that returned nothing
+	MaxConnections   int           // connections served at once; one over is closed at accept
+	Inactivity       time.Duration // an open connection with no link and no frame but heartbeats is closed after it
 	ContainerID      string
 	Logger           *slog.Logger
 	Now              func() time.Time
@@ -42,6 +44,8 @@ var DefaultOptions = Options{
 	MaxMessageSize:   1024 * 1024,
 	LinkCredit:       300,
 	PollInterval:     20 * time.Millisecond,
+	MaxConnections:   1000,
+	Inactivity:       5 * time.Minute,
 	ContainerID:      "fabrictest-eventhubs",
 }
 
@@ -59,6 +63,8 @@ func (o Options) withDefaults() Options {
 	pick(&o.MaxMessageSize, d.MaxMessageSize)
 	pick(&o.LinkCredit, d.LinkCredit)
 	pick(&o.PollInterval, d.PollInterval)
+	pick(&o.MaxConnections, d.MaxConnections)
+	pick(&o.Inactivity, d.Inactivity)
 	pick(&o.ContainerID, d.ContainerID)
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -137,8 +143,12 @@ func (s *Server) ServeConn(nc net.Conn) { s.start(nc) }
 func (s *Server) start(nc net.Conn) {
 	c := newConn(s, nc)
 	s.mu.Lock()
-	if s.closed {
+	if s.closed || len(s.conns) >= s.opts.MaxConnections {
+		full := !s.closed
 		s.mu.Unlock()
+		if full {
+			s.opts.Logger.Warn("eventhubs: connection limit reached; closing the new connection", "limit", s.opts.MaxConnections, "remote", nc.RemoteAddr().String())
+		}
 		nc.Close()
 		return
 	}
