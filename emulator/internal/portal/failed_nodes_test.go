@@ -175,6 +175,19 @@ func TestEventstreamPageInChromiumShowsErrorsAndFailedRefresh(t *testing.T) {
 		t.Fatal("the refresh notice shows before any refresh failed")
 	}
 
+	// Recovery from the page: resuming the Failed destination with Now
+	// returns to the Eventstream page with the API's answer shown (it used
+	// to leave the browser on a 502 page at the POST URL).
+	b.do(t, "resume the Failed destination with Now",
+		chromedp.SetValue(chromedp.CSS(`[data-node="`+eh+`"] select[name=startType]`), "Now"),
+		chromedp.Click(chromedp.CSS(`[data-node="`+eh+`"] button[aria-label^="Resume"]`)))
+	b.waitJS(t, "the Eventstream page showing the resume's answer",
+		`location.pathname === "`+emulator.PortalPath+`workspaces/`+f.ws+`/eventstreams/`+f.es+`" && !!document.querySelector("[data-flash]")`)
+	if got := js[string](t, b, `document.querySelector("[data-flash]").innerText`); !strings.Contains(got, "resumed") && !strings.Contains(got, string(wire.DestinationFailed)) {
+		t.Fatalf("after the resume the page says %q", got)
+	}
+	b.checkAccessibility(t, axe, "the Eventstream page after a recovery")
+
 	f.api(f.token, "DELETE", f.esPath, nil, 200)
 	b.waitJS(t, "the page saying its refresh failed",
 		`(() => { const n = document.querySelector("[data-refresh-state]"); return !n.hidden && n.textContent.includes("Refresh failed") && n.textContent.includes("ItemNotFound"); })()`)

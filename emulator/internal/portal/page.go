@@ -23,6 +23,7 @@ type view struct {
 	Principal string
 	Crumbs    []crumb
 	Notice    string
+	Flash     *flash // what the last POST did, or the API's refusal
 	Body      any
 }
 
@@ -51,7 +52,7 @@ func (p *Portal) page(fn handlerFunc) http.HandlerFunc {
 			p.fail(w, r, err)
 			return
 		}
-		v := view{Title: pg.Title, Principal: principal, Crumbs: pg.Crumbs, Notice: pg.Notice, Body: pg.Body}
+		v := view{Title: pg.Title, Principal: principal, Crumbs: pg.Crumbs, Notice: pg.Notice, Flash: takeFlash(w, r), Body: pg.Body}
 		p.render(w, http.StatusOK, pg.Template, v)
 	}
 }

@@ -70,31 +70,7 @@ func (p *Portal) eventstreamPage(r *http.Request, principal string) (page, error
 		v.Columns = append(v.Columns, col)
 	}
 	crumbs := []crumb{home, workspaceCrumb(r, p.workspaceName(r, principal))}
-	return page{Template: "eventstream", Title: v.Item.DisplayName, Crumbs: crumbs, Notice: actionNotice(r, topo), Body: v}, nil
-}
-
-// actionNotice says what the pause or resume button did (the redirect's
-// ?paused= or ?resumed=), naming the node as the topology does; an id the
-// topology lacks says nothing, so a link cannot make the page say
-// something else.
-func actionNotice(r *http.Request, topo topology) string {
-	for _, done := range []string{"paused", "resumed"} {
-		id := r.URL.Query().Get(done)
-		if id == "" {
-			continue
-		}
-		if id == "eventstream" {
-			return "Eventstream " + done + "."
-		}
-		for _, ns := range [][]node{topo.Sources, topo.Destinations} {
-			for _, n := range ns {
-				if n.ID == id {
-					return n.Type + " " + n.Name + " " + done + "."
-				}
-			}
-		}
-	}
-	return ""
+	return page{Template: "eventstream", Title: v.Item.DisplayName, Crumbs: crumbs, Body: v}, nil
 }
 
 // eventstreamAPI is the API path of the request's Eventstream.
