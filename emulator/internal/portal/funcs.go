@@ -10,6 +10,18 @@ var funcs = template.FuncMap{
 	"prefix": func() string { return Prefix },
 	"esc":    url.PathEscape,
 	"list":   func(s ...string) []string { return s },
+	"add": func(n ...any) int64 {
+		var sum int64
+		for _, x := range n {
+			switch x := x.(type) {
+			case int:
+				sum += int64(x)
+			case int64:
+				sum += x
+			}
+		}
+		return sum
+	},
 	"itemURL": func(it item) string {
 		coll, ok := itemPages[it.Type]
 		if !ok {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // Prefix is the path the portal is served under.
@@ -94,6 +95,9 @@ func (p *Portal) routes() {
 	p.mux.HandleFunc("GET "+Prefix+"workspaces/{ws}/reflexes/{id}", p.page(p.reflexPage))
 	p.mux.HandleFunc("POST "+Prefix+"principal", p.choosePrincipal)
 	p.mux.Handle("GET "+Prefix+"static/", p.static)
+	p.mux.HandleFunc(Prefix, func(w http.ResponseWriter, r *http.Request) {
+		p.fail(w, r, newAPIError(http.StatusNotFound, wire.EndpointNotFound, "the portal has no page %s", r.URL.Path))
+	})
 }
 
 // ServeHTTP answers the portal's routes to the callers it lets in.
