@@ -171,6 +171,11 @@ func TestEventstreamPageInChromiumShowsErrorsAndFailedRefresh(t *testing.T) {
 		t.Fatalf("%d nodes show an error, want only the Failed one", n)
 	}
 	b.checkAccessibility(t, axe, "the Eventstream page with a Failed node")
+	time.Sleep(2500 * time.Millisecond) // one refresh of the script
+	recent := `document.querySelector('[data-node="` + eh + `"] [data-recent-errors]')`
+	if !js[bool](t, b, `!`+recent+`.hidden && `+recent+`.querySelectorAll("li").length > 0`) {
+		t.Fatal("after a refresh the Failed node's last runtime errors are not shown")
+	}
 	if !js[bool](t, b, `document.querySelector("[data-refresh-state]").hidden`) {
 		t.Fatal("the refresh notice shows before any refresh failed")
 	}

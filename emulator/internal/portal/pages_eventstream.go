@@ -13,7 +13,8 @@ type nodeView struct {
 	node
 	Kind     string // sources, streams, operators, destinations
 	Metrics  []metric
-	Pausable bool // sources and destinations have pause and resume
+	Errors   []recentError // the node's last runtime errors, newest first
+	Pausable bool          // sources and destinations have pause and resume
 	Endpoint bool // a CustomEndpoint: its connection has a page
 }
 
@@ -55,6 +56,7 @@ func (p *Portal) eventstreamPage(r *http.Request, principal string) (page, error
 	if err != nil {
 		v.Insights = err.Error()
 	}
+	recent := p.recentErrors(r, principal, api)
 	v.Streams = topo.Streams
 	for _, c := range []struct {
 		title, kind string
@@ -63,7 +65,7 @@ func (p *Portal) eventstreamPage(r *http.Request, principal string) (page, error
 		{"Operators", "operators", topo.Operators}, {"Destinations", "destinations", topo.Destinations}} {
 		col := column{Title: c.title}
 		for _, n := range c.nodes {
-			col.Nodes = append(col.Nodes, nodeView{node: n, Kind: c.kind, Metrics: metrics[n.ID],
+			col.Nodes = append(col.Nodes, nodeView{node: n, Kind: c.kind, Metrics: metrics[n.ID], Errors: recent[n.ID],
 				Pausable: c.kind == "sources" || c.kind == "destinations",
 				Endpoint: n.Type == "CustomEndpoint" && (c.kind == "sources" || c.kind == "destinations")})
 		}
@@ -98,10 +100,11 @@ func (p *Portal) metricsByNode(r *http.Request, principal, api string) (map[stri
 
 // nodeStatus is one node's entry in the status JSON the page's script polls.
 type nodeStatus struct {
-	ID      string          `json:"id"`
-	Status  string          `json:"status"`
-	Error   *wire.NodeError `json:"error,omitempty"`
-	Metrics []metric        `json:"metrics"`
+	ID           string          `json:"id"`
+	Status       string          `json:"status"`
+	Error        *wire.NodeError `json:"error,omitempty"`
+	Metrics      []metric        `json:"metrics"`
+	RecentErrors []recentError   `json:"recentErrors"`
 }
 
 // statusJSON answers every node's status and metrics, for the page's
@@ -115,10 +118,11 @@ func (p *Portal) statusJSON(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	metrics, _ := p.metricsByNode(r, principal, api)
+	recent := p.recentErrors(r, principal, api)
 	out := []nodeStatus{}
 	for _, ns := range [][]node{topo.Sources, topo.Streams, topo.Operators, topo.Destinations} {
 		for _, n := range ns {
-			out = append(out, nodeStatus{ID: n.ID, Status: n.Status, Error: n.Error, Metrics: metrics[n.ID]})
+			out = append(out, nodeStatus{ID: n.ID, Status: n.Status, Error: n.Error, Metrics: metrics[n.ID], RecentErrors: orEmpty(recent[n.ID])})
 		}
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")

@@ -63,6 +63,19 @@
             err.querySelector("[data-error-code]").textContent = n.error ? n.error.errorCode : "";
             err.querySelector("[data-error-message]").textContent = n.error ? n.error.errorMessage : "";
           }
+          const recent = el.querySelector("[data-recent-errors]");
+          if (recent) {
+            const items = (n.recentErrors || []).map((e) => {
+              const li = document.createElement("li");
+              const t = document.createElement("time");
+              t.className = "nowrap";
+              t.textContent = e.time;
+              li.append(t, document.createTextNode(" " + e.message));
+              return li;
+            });
+            recent.querySelector("ul").replaceChildren(...items);
+            recent.hidden = items.length === 0;
+          }
           for (const m of n.metrics || []) {
             const td = el.querySelector(`[data-metric="${CSS.escape(m.Name)}"]`);
             if (td) td.textContent = String(m.Value);
