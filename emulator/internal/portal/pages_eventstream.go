@@ -15,7 +15,7 @@ type nodeView struct {
 	Metrics  []metric
 	Errors   []recentError // the node's last runtime errors, newest first
 	Pausable bool          // sources and destinations have pause and resume
-	Endpoint bool // a CustomEndpoint: its connection has a page
+	Endpoint bool          // a CustomEndpoint: its connection has a page
 }
 
 // metric is one data-insights figure.
