@@ -29,18 +29,21 @@ var funcs = template.FuncMap{
 		}
 		return Prefix + "workspaces/" + url.PathEscape(it.WorkspaceID) + "/" + coll + "/" + url.PathEscape(it.ID)
 	},
-	"statusClass": func(s string) string {
-		switch s {
-		case "Running", "Completed":
-			return "ok"
-		case "Paused", "NotStarted", "InProgress", "Unknown", "Creating", "Warning":
-			return "warn"
-		case "":
-			return "none"
-		}
-		return "bad"
-	},
+	"statusClass": statusClass,
 }
 
 // itemPages maps the item types that have a page to their path segment.
 var itemPages = map[string]string{"Eventstream": "eventstreams", "Lakehouse": "lakehouses", "Reflex": "reflexes"}
+
+// statusClass is the colour class of a status: ok, warn, bad, or none.
+func statusClass(s string) string {
+	switch s {
+	case "Running", "Completed":
+		return "ok"
+	case "Paused", "NotStarted", "InProgress", "Unknown", "Creating", "Warning":
+		return "warn"
+	case "":
+		return "none"
+	}
+	return "bad"
+}

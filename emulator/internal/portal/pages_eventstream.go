@@ -2,6 +2,7 @@ package portal
 
 import (
 	"encoding/json"
+	"fmt"
 	"github.com/fabrictest/fabrictest/emulator/wire"
 	"net/http"
 	"net/url"
@@ -16,6 +17,7 @@ type nodeView struct {
 	Errors   []recentError // the node's last runtime errors, newest first
 	Pausable bool          // sources and destinations have pause and resume
 	Endpoint bool          // a CustomEndpoint: its connection has a page
+	Anchor   string        // the id of its card, which the graph links to
 }
 
 // metric is one data-insights figure.
@@ -36,6 +38,7 @@ type eventstreamView struct {
 	Base     string // the page's own path
 	Columns  []column
 	Streams  []node
+	Graph    graphView
 	Preview  bool   // the emulator has a broker to preview from
 	Insights string // why data insights are missing ("" when present)
 }
@@ -64,13 +67,15 @@ func (p *Portal) eventstreamPage(r *http.Request, principal string) (page, error
 	}{{"Sources", "sources", topo.Sources}, {"Streams", "streams", topo.Streams},
 		{"Operators", "operators", topo.Operators}, {"Destinations", "destinations", topo.Destinations}} {
 		col := column{Title: c.title}
-		for _, n := range c.nodes {
+		for i, n := range c.nodes {
 			col.Nodes = append(col.Nodes, nodeView{node: n, Kind: c.kind, Metrics: metrics[n.ID], Errors: recent[n.ID],
+				Anchor:   fmt.Sprintf("node-%s-%d", c.kind, i),
 				Pausable: c.kind == "sources" || c.kind == "destinations",
 				Endpoint: n.Type == "CustomEndpoint" && (c.kind == "sources" || c.kind == "destinations")})
 		}
 		v.Columns = append(v.Columns, col)
 	}
+	v.Graph = buildGraph(v.Columns)
 	crumbs := []crumb{home, workspaceCrumb(r, p.workspaceName(r, principal))}
 	return page{Template: "eventstream", Title: v.Item.DisplayName, Crumbs: crumbs, Body: v}, nil
 }

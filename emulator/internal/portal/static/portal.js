@@ -57,6 +57,12 @@
             st.textContent = n.status;
             st.className = "status " + classOf(n.status);
           }
+          const box = document.querySelector(`[data-graph-id="${CSS.escape(n.id)}"]`);
+          if (box && n.status) {
+            box.querySelector("rect").setAttribute("class", "box " + classOf(n.status));
+            const label = box.querySelector("[data-graph-status]");
+            label.textContent = label.textContent.replace(/ · .*$/, "") + " · " + n.status;
+          }
           const err = el.querySelector("[data-error]");
           if (err) {
             err.hidden = !n.error;
