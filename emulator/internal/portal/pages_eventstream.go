@@ -18,6 +18,7 @@ type nodeView struct {
 	Pausable bool          // sources and destinations have pause and resume
 	Endpoint bool          // a CustomEndpoint: its connection has a page
 	Anchor   string        // the id of its card, which the graph links to
+	Spark    *spark        // its small chart (nil until two readings)
 }
 
 // metric is one data-insights figure.
@@ -69,7 +70,7 @@ func (p *Portal) eventstreamPage(r *http.Request, principal string) (page, error
 		col := column{Title: c.title}
 		for i, n := range c.nodes {
 			col.Nodes = append(col.Nodes, nodeView{node: n, Kind: c.kind, Metrics: metrics[n.ID], Errors: recent[n.ID],
-				Anchor:   fmt.Sprintf("node-%s-%d", c.kind, i),
+				Anchor: fmt.Sprintf("node-%s-%d", c.kind, i), Spark: p.hist.chart(n.ID, chartMetrics(c.kind)...),
 				Pausable: c.kind == "sources" || c.kind == "destinations",
 				Endpoint: n.Type == "CustomEndpoint" && (c.kind == "sources" || c.kind == "destinations")})
 		}
@@ -99,6 +100,7 @@ func (p *Portal) metricsByNode(r *http.Request, principal, api string) (map[stri
 		}
 		sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 		out[n.ID] = ms
+		p.hist.record(n.ID, ms)
 	}
 	return out, nil
 }
@@ -110,6 +112,7 @@ type nodeStatus struct {
 	Error        *wire.NodeError `json:"error,omitempty"`
 	Metrics      []metric        `json:"metrics"`
 	RecentErrors []recentError   `json:"recentErrors"`
+	Spark        *spark          `json:"spark,omitempty"`
 }
 
 // statusJSON answers every node's status and metrics, for the page's
@@ -125,9 +128,13 @@ func (p *Portal) statusJSON(w http.ResponseWriter, r *http.Request) {
 	metrics, _ := p.metricsByNode(r, principal, api)
 	recent := p.recentErrors(r, principal, api)
 	out := []nodeStatus{}
-	for _, ns := range [][]node{topo.Sources, topo.Streams, topo.Operators, topo.Destinations} {
-		for _, n := range ns {
-			out = append(out, nodeStatus{ID: n.ID, Status: n.Status, Error: n.Error, Metrics: metrics[n.ID], RecentErrors: orEmpty(recent[n.ID])})
+	for _, c := range []struct {
+		kind  string
+		nodes []node
+	}{{"sources", topo.Sources}, {"streams", topo.Streams}, {"operators", topo.Operators}, {"destinations", topo.Destinations}} {
+		for _, n := range c.nodes {
+			out = append(out, nodeStatus{ID: n.ID, Status: n.Status, Error: n.Error, Metrics: metrics[n.ID],
+				RecentErrors: orEmpty(recent[n.ID]), Spark: p.hist.chart(n.ID, chartMetrics(c.kind)...)})
 		}
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")

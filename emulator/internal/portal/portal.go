@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 	"github.com/fabrictest/fabrictest/emulator/wire"
@@ -46,6 +47,7 @@ type Portal struct {
 	mux    *http.ServeMux
 	pages  map[string]*template.Template
 	static http.Handler
+	hist   *history // the figures read lately, for the cards' charts
 
 	done      chan struct{} // closed by Close: live previews end
 	closeOnce sync.Once
@@ -65,7 +67,8 @@ func New(cfg Config) (*Portal, error) {
 		return nil, err
 	}
 	p := &Portal{cfg: cfg, mux: http.NewServeMux(), pages: pages,
-		static: http.StripPrefix(Prefix+"static/", http.FileServerFS(sub)), done: make(chan struct{})}
+		static: http.StripPrefix(Prefix+"static/", http.FileServerFS(sub)), done: make(chan struct{}),
+		hist: newHistory(time.Now)}
 	p.routes()
 	return p, nil
 }

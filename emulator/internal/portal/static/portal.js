@@ -82,6 +82,12 @@
             recent.querySelector("ul").replaceChildren(...items);
             recent.hidden = items.length === 0;
           }
+          const chart = el.querySelector("[data-spark]");
+          if (chart && n.spark) {
+            chart.querySelector("polyline").setAttribute("points", n.spark.points);
+            chart.querySelector("svg").setAttribute("aria-label", n.spark.label);
+            chart.hidden = false;
+          }
           for (const m of n.metrics || []) {
             const td = el.querySelector(`[data-metric="${CSS.escape(m.Name)}"]`);
             if (td) td.textContent = String(m.Value);
