@@ -170,6 +170,7 @@ bench: kafka-image
 	$(BENCH) -bench 'AppendMillionRows|CheckpointedLog' -benchtime 1x ./emulator/delta/ | tee -a $(BENCH_OUT)
 	$(BENCH) -bench 'Checkpoint(Write|Read)10k' -benchtime 1s ./emulator/delta/ | tee -a $(BENCH_OUT)
 	$(BENCH) -bench GatewayRatio -benchtime 1s ./emulator/internal/gateway/ | tee -a $(BENCH_OUT)
+	$(BENCH) -bench PortalPages -benchtime 1x ./emulator/internal/portal/ | tee -a $(BENCH_OUT)
 	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
 		$(BENCH) -bench BenchmarkStart -benchtime 3x ./fabrictest/ | tee -a $(BENCH_OUT)
 	$(GO) run ./internal/benchsummary $(BENCH_OUT)

@@ -66,12 +66,10 @@ func (p *Portal) reflexPage(r *http.Request, principal string) (page, error) {
 // itemNames maps the ids of workspace ws's items to their display names
 // (empty when the principal cannot list them).
 func (p *Portal) itemNames(r *http.Request, principal, ws string) map[string]string {
-	var items list[item]
+	items, _ := getAll[item](p, r, principal, "/v1/workspaces/"+url.PathEscape(ws)+"/items")
 	out := map[string]string{}
-	if p.get(r, principal, "/v1/workspaces/"+url.PathEscape(ws)+"/items", &items) == nil {
-		for _, it := range items.Value {
-			out[it.ID] = it.DisplayName
-		}
+	for _, it := range items {
+		out[it.ID] = it.DisplayName
 	}
 	return out
 }

@@ -149,12 +149,9 @@ func (p *Portal) nameDestinations(r *http.Request, principal string, rows []reje
 // Eventstreams to its name.
 func (p *Portal) destinationNames(r *http.Request, principal string) map[string]string {
 	ws := "/v1/workspaces/" + url.PathEscape(r.PathValue("ws"))
-	var items list[item]
+	items, _ := getAll[item](p, r, principal, ws+"/items?type=Eventstream")
 	out := map[string]string{}
-	if p.get(r, principal, ws+"/items?type=Eventstream", &items) != nil {
-		return out
-	}
-	for _, it := range items.Value {
+	for _, it := range items {
 		var topo topology
 		if it.Type != "Eventstream" || p.get(r, principal, ws+"/eventstreams/"+url.PathEscape(it.ID)+"/topology", &topo) != nil {
 			continue

@@ -48,6 +48,7 @@ type Portal struct {
 	pages  map[string]*template.Template
 	static http.Handler
 	hist   *history // the figures read lately, for the cards' charts
+	toks   *tokens  // minted tokens, reused for a minute
 
 	done      chan struct{} // closed by Close: live previews end
 	closeOnce sync.Once
@@ -68,7 +69,7 @@ func New(cfg Config) (*Portal, error) {
 	}
 	p := &Portal{cfg: cfg, mux: http.NewServeMux(), pages: pages,
 		static: http.StripPrefix(Prefix+"static/", http.FileServerFS(sub)), done: make(chan struct{}),
-		hist: newHistory(time.Now)}
+		hist: newHistory(time.Now), toks: &tokens{now: time.Now, mint: cfg.Mint, last: map[string]minted{}}}
 	p.routes()
 	return p, nil
 }

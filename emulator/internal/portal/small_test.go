@@ -1,6 +1,7 @@
 package portal_test
 
 import (
+	"fmt"
 	"html"
 	"net/http"
 	"strings"
@@ -68,5 +69,20 @@ func TestConnectionPageAndUnknownPaths(t *testing.T) {
 	_, body = getPage(t, f.portal("workspaces/"+f.ws+"/eventstreams/"+es), "")
 	if !strings.Contains(body, "produce route") {
 		t.Fatalf("a native Eventstream's Sources: %s", body)
+	}
+}
+
+// TestWorkspacePageListsEveryItem: past the API's page of 100, the
+// workspace page follows the continuation token and lists every item.
+func TestWorkspacePageListsEveryItem(t *testing.T) {
+	f := deploy(t)
+	for i := range 105 {
+		f.api(f.token, "POST", "/v1/workspaces/"+f.ws+"/items", map[string]any{"displayName": fmt.Sprintf("nb-%03d", i), "type": "Notebook"}, 201)
+	}
+	_, body := getPage(t, f.portal("workspaces/"+f.ws), "")
+	for _, w := range []string{"nb-000", "nb-104", ">orders<", ">sales<", ">alerts<"} {
+		if !strings.Contains(body, w) {
+			t.Errorf("the workspace page lacks %q", w)
+		}
 	}
 }
