@@ -105,14 +105,20 @@ func js[T any](t *testing.T, b *browser, expression string) T {
 // again).
 func (b *browser) waitJS(t *testing.T, what, expression string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	b.waitJSFor(t, 5*time.Second, what, expression)
+}
+
+// waitJSFor is waitJS with its own bound.
+func (b *browser) waitJSFor(t *testing.T, within time.Duration, what, expression string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
 	for {
 		ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](expression))
 		if err == nil && ok {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 5 s (last error: %v)", what, err)
+			t.Fatalf("%s: not within %s (last error: %v)", what, within, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -231,6 +237,7 @@ func TestPortalInChromium(t *testing.T) {
 		{"lakehouse", f.portal("workspaces/" + f.ws + "/lakehouses/" + f.lh)},
 		{"reflex", f.portal("workspaces/" + f.ws + "/reflexes/" + f.rf)},
 		{"logs", f.esPage() + "/logs"},
+		{"not-found", f.portal("no/such/page")},
 	} {
 		b.do(t, "open "+p.name, chromedp.Navigate(p.url), chromedp.WaitVisible(chromedp.CSS(`main h1`)))
 		b.screenshot(t, shots, p.name)

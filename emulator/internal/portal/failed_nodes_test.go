@@ -192,8 +192,42 @@ func TestEventstreamPageInChromiumShowsErrorsAndFailedRefresh(t *testing.T) {
 		t.Fatalf("after the resume the page says %q", got)
 	}
 	b.checkAccessibility(t, axe, "the Eventstream page after a recovery")
+	if cls := js[string](t, b, `document.querySelector('[data-graph-id="`+eh+`"] rect').getAttribute("class")`); cls != "box bad" {
+		t.Fatalf("the Failed node's box in the graph is %q, want red", cls)
+	}
 
 	f.api(f.token, "DELETE", f.esPath, nil, 200)
 	b.waitJS(t, "the page saying its refresh failed",
 		`(() => { const n = document.querySelector("[data-refresh-state]"); return !n.hidden && n.textContent.includes("Refresh failed") && n.textContent.includes("ItemNotFound"); })()`)
+}
+
+// TestWarningNodeInChromium: with the Eventstream page open, the Kafka
+// cluster goes away; the page's refresh turns the Lakehouse destination
+// amber with its error code, in its card and in the graph, without a
+// reload, and the page still passes axe-core.
+func TestWarningNodeInChromium(t *testing.T) {
+	axe, err := os.ReadFile(filepath.Join(repoRoot(t), ".cache", "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatalf("axe-core not vendored: run scripts/install-test-deps.sh (%v)", err)
+	}
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	f := deploy(t, emulator.WithKafka(c.ListenAddrs()[0]), emulator.WithProduceTimeout(3*time.Second))
+	b := newBrowser(t)
+	b.do(t, "open the Eventstream page", chromedp.Navigate(f.esPage()),
+		chromedp.WaitVisible(chromedp.CSS(`[data-node]`)))
+	if cls := js[string](t, b, `document.querySelector('[data-graph-id="`+f.lake+`"] rect').getAttribute("class")`); cls != "box ok" {
+		t.Fatalf("the running destination's box is %q, want green", cls)
+	}
+	c.Close()
+	b.waitJSFor(t, 25*time.Second, "the Lakehouse destination in Warning on the open page",
+		`(() => { const n = document.querySelector('[data-node="`+f.lake+`"]');
+  return n.querySelector("[data-status]").textContent === "Warning" && !n.querySelector("[data-error]").hidden &&
+    n.querySelector("[data-error-code]").textContent === "KafkaUnavailable" &&
+    document.querySelector('[data-graph-id="`+f.lake+`"] rect').getAttribute("class") === "box warn"; })()`)
+	b.screenshot(t, filepath.Join(repoRoot(t), ".cache", "portal-screenshots"), "warning")
+	b.checkAccessibility(t, axe, "the Eventstream page with a Warning node")
 }
