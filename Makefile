@@ -17,7 +17,7 @@ LOCAL_KAFKA_IMAGE := fabrictest/kafka:3.9.1-local
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: run build test check test-deps check-scripts test-unit test-fuzz test-container test-witness kafka-image emulator-image docker bench vet
+.PHONY: portal-screenshots run build test check test-deps check-scripts test-unit test-fuzz test-container test-witness kafka-image emulator-image docker bench vet
 
 run:
 	$(GO) run ./emulator/cmd/fabric-emulator serve --addr $(ADDR) --kafka $(KAFKA) --data-dir $(DATA_DIR)
@@ -172,6 +172,20 @@ bench: kafka-image
 	$(BENCH) -bench 'Checkpoint(Write|Read)10k' -benchtime 1s ./emulator/delta/ | tee -a $(BENCH_OUT)
 	$(BENCH) -bench GatewayRatio -benchtime 1s ./emulator/internal/gateway/ | tee -a $(BENCH_OUT)
 	$(BENCH) -bench EventHubsRatio -benchtime 3s ./emulator/ | tee -a $(BENCH_OUT)
+	$(BENCH) -bench PortalPages -benchtime 1x ./emulator/internal/portal/ | tee -a $(BENCH_OUT)
 	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
 		$(BENCH) -bench BenchmarkStart -benchtime 3x ./fabrictest/ | tee -a $(BENCH_OUT)
 	$(GO) run ./internal/benchsummary $(BENCH_OUT)
+
+# portal-screenshots regenerates the portal's pictures in docs/ from the
+# browser tests (headless chromium; scripts/install-test-deps.sh installs it
+# and vendors axe-core).
+PORTAL_SHOTS = $(CURDIR)/.cache/portal-screenshots
+portal-screenshots:
+	bash scripts/install-test-deps.sh
+	$(GO) test -count=1 -run 'TestPortalInChromium|TestWarningNodeInChromium' ./emulator/internal/portal/
+	cp $(PORTAL_SHOTS)/topology-canvas.png docs/portal-topology.png
+	cp $(PORTAL_SHOTS)/table.png docs/portal-table.png
+	cp $(PORTAL_SHOTS)/preview.png docs/portal-preview.png
+	cp $(PORTAL_SHOTS)/explorer.png docs/portal-explorer.png
+	cp $(PORTAL_SHOTS)/warning.png docs/portal-warning.png

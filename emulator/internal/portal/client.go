@@ -29,7 +29,7 @@ func (e *apiError) Error() string {
 // call sends method path (with body as JSON when not nil) to the API
 // in-process as principal and decodes a success into out (when not nil).
 func (p *Portal) call(r *http.Request, principal, method, path string, body, out any) error {
-	tok, err := p.cfg.Mint(principal)
+	tok, err := p.toks.get(principal)
 	if err != nil {
 		return fmt.Errorf("mint token: %w", err)
 	}

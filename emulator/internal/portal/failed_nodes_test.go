@@ -171,11 +171,63 @@ func TestEventstreamPageInChromiumShowsErrorsAndFailedRefresh(t *testing.T) {
 		t.Fatalf("%d nodes show an error, want only the Failed one", n)
 	}
 	b.checkAccessibility(t, axe, "the Eventstream page with a Failed node")
+	time.Sleep(2500 * time.Millisecond) // one refresh of the script
+	recent := `document.querySelector('[data-node="` + eh + `"] [data-recent-errors]')`
+	if !js[bool](t, b, `!`+recent+`.hidden && `+recent+`.querySelectorAll("li").length > 0`) {
+		t.Fatal("after a refresh the Failed node's last runtime errors are not shown")
+	}
 	if !js[bool](t, b, `document.querySelector("[data-refresh-state]").hidden`) {
 		t.Fatal("the refresh notice shows before any refresh failed")
+	}
+
+	// Recovery from the page: resuming the Failed destination with Now
+	// returns to the Eventstream page with the API's answer shown (it used
+	// to leave the browser on a 502 page at the POST URL).
+	b.do(t, "resume the Failed destination with Now",
+		chromedp.SetValue(chromedp.CSS(`[data-node="`+eh+`"] select[name=startType]`), "Now"),
+		chromedp.Click(chromedp.CSS(`[data-node="`+eh+`"] button[aria-label^="Resume"]`)))
+	b.waitJS(t, "the Eventstream page showing the resume's answer",
+		`location.pathname === "`+emulator.PortalPath+`workspaces/`+f.ws+`/eventstreams/`+f.es+`" && !!document.querySelector("[data-flash]")`)
+	if got := js[string](t, b, `document.querySelector("[data-flash]").innerText`); !strings.Contains(got, "resumed") && !strings.Contains(got, string(wire.DestinationFailed)) {
+		t.Fatalf("after the resume the page says %q", got)
+	}
+	b.checkAccessibility(t, axe, "the Eventstream page after a recovery")
+	if cls := js[string](t, b, `document.querySelector('[data-graph-id="`+eh+`"] rect').getAttribute("class")`); cls != "box bad" {
+		t.Fatalf("the Failed node's box in the graph is %q, want red", cls)
 	}
 
 	f.api(f.token, "DELETE", f.esPath, nil, 200)
 	b.waitJS(t, "the page saying its refresh failed",
 		`(() => { const n = document.querySelector("[data-refresh-state]"); return !n.hidden && n.textContent.includes("Refresh failed") && n.textContent.includes("ItemNotFound"); })()`)
+}
+
+// TestWarningNodeInChromium: with the Eventstream page open, the Kafka
+// cluster goes away; the page's refresh turns the Lakehouse destination
+// amber with its error code, in its card and in the graph, without a
+// reload, and the page still passes axe-core.
+func TestWarningNodeInChromium(t *testing.T) {
+	axe, err := os.ReadFile(filepath.Join(repoRoot(t), ".cache", "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatalf("axe-core not vendored: run scripts/install-test-deps.sh (%v)", err)
+	}
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	f := deploy(t, emulator.WithKafka(c.ListenAddrs()[0]), emulator.WithProduceTimeout(3*time.Second))
+	b := newBrowser(t)
+	b.do(t, "open the Eventstream page", chromedp.Navigate(f.esPage()),
+		chromedp.WaitVisible(chromedp.CSS(`[data-node]`)))
+	if cls := js[string](t, b, `document.querySelector('[data-graph-id="`+f.lake+`"] rect').getAttribute("class")`); cls != "box ok" {
+		t.Fatalf("the running destination's box is %q, want green", cls)
+	}
+	c.Close()
+	b.waitJSFor(t, 25*time.Second, "the Lakehouse destination in Warning on the open page",
+		`(() => { const n = document.querySelector('[data-node="`+f.lake+`"]');
+  return n.querySelector("[data-status]").textContent === "Warning" && !n.querySelector("[data-error]").hidden &&
+    n.querySelector("[data-error-code]").textContent === "KafkaUnavailable" &&
+    document.querySelector('[data-graph-id="`+f.lake+`"] rect').getAttribute("class") === "box warn"; })()`)
+	b.screenshot(t, filepath.Join(repoRoot(t), ".cache", "portal-screenshots"), "warning")
+	b.checkAccessibility(t, axe, "the Eventstream page with a Warning node")
 }

@@ -1,6 +1,11 @@
 package portal
 
-import "github.com/fabrictest/fabrictest/emulator/wire"
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/fabrictest/fabrictest/emulator/wire"
+)
 
 // The API's answers, as far as the portal reads them.
 
@@ -31,10 +36,23 @@ type trigger struct {
 	Source      struct {
 		ItemID string `json:"itemId"`
 	} `json:"source"`
-	Condition any `json:"condition"`
+	Condition json.RawMessage `json:"condition"`
 	Action    struct {
 		WorkspaceID string `json:"workspaceId"`
 		ItemID      string `json:"itemId"`
 		JobType     string `json:"jobType"`
 	} `json:"action"`
+}
+
+// ConditionText is the trigger's condition (the Filter operator's
+// grammar) as indented JSON, or "Every event" without one.
+func (t trigger) ConditionText() string {
+	if len(t.Condition) == 0 || string(t.Condition) == "null" {
+		return "Every event"
+	}
+	var b bytes.Buffer
+	if json.Indent(&b, t.Condition, "", "  ") != nil {
+		return string(t.Condition)
+	}
+	return b.String()
 }

@@ -23,6 +23,7 @@ type view struct {
 	Principal string
 	Crumbs    []crumb
 	Notice    string
+	Flash     *flash // what the last POST did, or the API's refusal
 	Body      any
 }
 
@@ -51,7 +52,7 @@ func (p *Portal) page(fn handlerFunc) http.HandlerFunc {
 			p.fail(w, r, err)
 			return
 		}
-		v := view{Title: pg.Title, Principal: principal, Crumbs: pg.Crumbs, Notice: pg.Notice, Body: pg.Body}
+		v := view{Title: pg.Title, Principal: principal, Crumbs: pg.Crumbs, Notice: pg.Notice, Flash: takeFlash(w, r), Body: pg.Body}
 		p.render(w, http.StatusOK, pg.Template, v)
 	}
 }
@@ -123,7 +124,7 @@ func back(r *http.Request) string {
 
 // parsePages parses each page template with the layout.
 func parsePages() (map[string]*template.Template, error) {
-	names := []string{"workspaces", "workspace", "eventstream", "connection", "logs", "lakehouse", "table", "reflex", "error"}
+	names := []string{"workspaces", "workspace", "eventstream", "connection", "logs", "lakehouse", "table", "reflex", "explorer", "error"}
 	out := map[string]*template.Template{}
 	for _, n := range names {
 		t, err := template.New(n).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+n+".html")

@@ -28,7 +28,16 @@ func (p *Portal) connectionPage(r *http.Request, principal string) (page, error)
 	}
 	var es item
 	_ = p.get(r, principal, api, &es)
+	name := v.Node
+	var topo topology
+	if p.get(r, principal, api+"/topology", &topo) == nil {
+		for _, n := range append(topo.Sources, topo.Destinations...) {
+			if n.ID == v.Node {
+				name = n.Name
+			}
+		}
+	}
 	crumbs := []crumb{home, workspaceCrumb(r, p.workspaceName(r, principal)),
 		{Name: es.DisplayName, URL: Prefix + "workspaces/" + url.PathEscape(r.PathValue("ws")) + "/eventstreams/" + url.PathEscape(r.PathValue("id"))}}
-	return page{Template: "connection", Title: "Connection of " + v.Kind + " " + v.Node, Crumbs: crumbs, Body: v}, nil
+	return page{Template: "connection", Title: "Connection of " + v.Kind + " " + name, Crumbs: crumbs, Body: v}, nil
 }

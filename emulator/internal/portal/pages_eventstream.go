@@ -2,6 +2,7 @@ package portal
 
 import (
 	"encoding/json"
+	"fmt"
 	"github.com/fabrictest/fabrictest/emulator/wire"
 	"net/http"
 	"net/url"
@@ -13,8 +14,11 @@ type nodeView struct {
 	node
 	Kind     string // sources, streams, operators, destinations
 	Metrics  []metric
-	Pausable bool // sources and destinations have pause and resume
-	Endpoint bool // a CustomEndpoint: its connection has a page
+	Errors   []recentError // the node's last runtime errors, newest first
+	Pausable bool          // sources and destinations have pause and resume
+	Endpoint bool          // a CustomEndpoint: its connection has a page
+	Anchor   string        // the id of its card, which the graph links to
+	Spark    *spark        // its small chart (nil until two readings)
 }
 
 // metric is one data-insights figure.
@@ -35,6 +39,7 @@ type eventstreamView struct {
 	Base     string // the page's own path
 	Columns  []column
 	Streams  []node
+	Graph    graphView
 	Preview  bool   // the emulator has a broker to preview from
 	Insights string // why data insights are missing ("" when present)
 }
@@ -55,6 +60,7 @@ func (p *Portal) eventstreamPage(r *http.Request, principal string) (page, error
 	if err != nil {
 		v.Insights = err.Error()
 	}
+	recent := p.recentErrors(r, principal, api)
 	v.Streams = topo.Streams
 	for _, c := range []struct {
 		title, kind string
@@ -62,39 +68,17 @@ func (p *Portal) eventstreamPage(r *http.Request, principal string) (page, error
 	}{{"Sources", "sources", topo.Sources}, {"Streams", "streams", topo.Streams},
 		{"Operators", "operators", topo.Operators}, {"Destinations", "destinations", topo.Destinations}} {
 		col := column{Title: c.title}
-		for _, n := range c.nodes {
-			col.Nodes = append(col.Nodes, nodeView{node: n, Kind: c.kind, Metrics: metrics[n.ID],
+		for i, n := range c.nodes {
+			col.Nodes = append(col.Nodes, nodeView{node: n, Kind: c.kind, Metrics: metrics[n.ID], Errors: recent[n.ID],
+				Anchor: fmt.Sprintf("node-%s-%d", c.kind, i), Spark: p.hist.chart(n.ID, chartMetrics(c.kind)...),
 				Pausable: c.kind == "sources" || c.kind == "destinations",
 				Endpoint: n.Type == "CustomEndpoint" && (c.kind == "sources" || c.kind == "destinations")})
 		}
 		v.Columns = append(v.Columns, col)
 	}
+	v.Graph = buildGraph(v.Columns)
 	crumbs := []crumb{home, workspaceCrumb(r, p.workspaceName(r, principal))}
-	return page{Template: "eventstream", Title: v.Item.DisplayName, Crumbs: crumbs, Notice: actionNotice(r, topo), Body: v}, nil
-}
-
-// actionNotice says what the pause or resume button did (the redirect's
-// ?paused= or ?resumed=), naming the node as the topology does; an id the
-// topology lacks says nothing, so a link cannot make the page say
-// something else.
-func actionNotice(r *http.Request, topo topology) string {
-	for _, done := range []string{"paused", "resumed"} {
-		id := r.URL.Query().Get(done)
-		if id == "" {
-			continue
-		}
-		if id == "eventstream" {
-			return "Eventstream " + done + "."
-		}
-		for _, ns := range [][]node{topo.Sources, topo.Destinations} {
-			for _, n := range ns {
-				if n.ID == id {
-					return n.Type + " " + n.Name + " " + done + "."
-				}
-			}
-		}
-	}
-	return ""
+	return page{Template: "eventstream", Title: v.Item.DisplayName, Crumbs: crumbs, Body: v}, nil
 }
 
 // eventstreamAPI is the API path of the request's Eventstream.
@@ -116,16 +100,19 @@ func (p *Portal) metricsByNode(r *http.Request, principal, api string) (map[stri
 		}
 		sort.Slice(ms, func(i, j int) bool { return ms[i].Name < ms[j].Name })
 		out[n.ID] = ms
+		p.hist.record(n.ID, ms)
 	}
 	return out, nil
 }
 
 // nodeStatus is one node's entry in the status JSON the page's script polls.
 type nodeStatus struct {
-	ID      string          `json:"id"`
-	Status  string          `json:"status"`
-	Error   *wire.NodeError `json:"error,omitempty"`
-	Metrics []metric        `json:"metrics"`
+	ID           string          `json:"id"`
+	Status       string          `json:"status"`
+	Error        *wire.NodeError `json:"error,omitempty"`
+	Metrics      []metric        `json:"metrics"`
+	RecentErrors []recentError   `json:"recentErrors"`
+	Spark        *spark          `json:"spark,omitempty"`
 }
 
 // statusJSON answers every node's status and metrics, for the page's
@@ -139,10 +126,15 @@ func (p *Portal) statusJSON(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	metrics, _ := p.metricsByNode(r, principal, api)
+	recent := p.recentErrors(r, principal, api)
 	out := []nodeStatus{}
-	for _, ns := range [][]node{topo.Sources, topo.Streams, topo.Operators, topo.Destinations} {
-		for _, n := range ns {
-			out = append(out, nodeStatus{ID: n.ID, Status: n.Status, Error: n.Error, Metrics: metrics[n.ID]})
+	for _, c := range []struct {
+		kind  string
+		nodes []node
+	}{{"sources", topo.Sources}, {"streams", topo.Streams}, {"operators", topo.Operators}, {"destinations", topo.Destinations}} {
+		for _, n := range c.nodes {
+			out = append(out, nodeStatus{ID: n.ID, Status: n.Status, Error: n.Error, Metrics: metrics[n.ID],
+				RecentErrors: orEmpty(recent[n.ID]), Spark: p.hist.chart(n.ID, chartMetrics(c.kind)...)})
 		}
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")

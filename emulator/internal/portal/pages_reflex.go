@@ -11,6 +11,15 @@ type reflexView struct {
 	Item     item
 	Triggers []trigger
 	Jobs     []jobsOf
+	Names    map[string]string // item id → display name, for the workspace's items
+}
+
+// Name is the display name of item id when the workspace has it, else id.
+func (v reflexView) Name(id string) string {
+	if n, ok := v.Names[id]; ok {
+		return n
+	}
+	return id
 }
 
 // jobsOf is one action item's job instances.
@@ -33,6 +42,7 @@ func (p *Portal) reflexPage(r *http.Request, principal string) (page, error) {
 		return page{}, err
 	}
 	v.Triggers = ts.Value
+	v.Names = p.itemNames(r, principal, r.PathValue("ws"))
 	seen := map[string]bool{}
 	for _, t := range v.Triggers {
 		ws := t.Action.WorkspaceID
@@ -51,4 +61,15 @@ func (p *Portal) reflexPage(r *http.Request, principal string) (page, error) {
 	}
 	crumbs := []crumb{home, workspaceCrumb(r, p.workspaceName(r, principal))}
 	return page{Template: "reflex", Title: v.Item.DisplayName, Crumbs: crumbs, Body: v}, nil
+}
+
+// itemNames maps the ids of workspace ws's items to their display names
+// (empty when the principal cannot list them).
+func (p *Portal) itemNames(r *http.Request, principal, ws string) map[string]string {
+	items, _ := getAll[item](p, r, principal, "/v1/workspaces/"+url.PathEscape(ws)+"/items")
+	out := map[string]string{}
+	for _, it := range items {
+		out[it.ID] = it.DisplayName
+	}
+	return out
 }

@@ -94,8 +94,11 @@ func TestPrincipalRolesApply(t *testing.T) {
 	}
 	b, _ := io.ReadAll(r.Body)
 	r.Body.Close()
-	if r.StatusCode != 403 || !strings.Contains(string(b), "InsufficientPrivileges") {
+	if r.StatusCode != 303 || r.Header.Get("Location") != emulator.PortalPath+"workspaces/"+f.ws+"/eventstreams/"+f.es {
 		t.Fatalf("a Viewer's pause: %d %s", r.StatusCode, b)
+	}
+	if _, body := getWith(t, c, f.esPage()); !strings.Contains(body, "InsufficientPrivileges") {
+		t.Fatal("the page after a Viewer's pause does not show the refusal")
 	}
 	if st := destinationStatus(f); st != "Running" {
 		t.Fatalf("after a refused pause the destination is %s", st)
@@ -141,13 +144,17 @@ func TestPauseAndResumeButtons(t *testing.T) {
 		}
 		r.Body.Close()
 		loc := r.Header.Get("Location")
-		if r.StatusCode != 303 || loc != emulator.PortalPath+"workspaces/"+f.ws+"/eventstreams/"+f.es+"?"+step.done+"="+f.lake {
+		if r.StatusCode != 303 || loc != emulator.PortalPath+"workspaces/"+f.ws+"/eventstreams/"+f.es {
 			t.Fatalf("%s: %d %v", step.action, r.StatusCode, loc)
 		}
 		if st := destinationStatus(f); st != step.want {
 			t.Fatalf("after %s the destination is %s", step.action, st)
 		}
-		if _, body := getPage(t, f.url+loc, ""); !strings.Contains(body, "Lakehouse lake "+step.done+".") {
+		req, _ := http.NewRequest("GET", f.url+loc, nil)
+		for _, ck := range r.Cookies() {
+			req.AddCookie(ck)
+		}
+		if !flashShows(t, req, "Destination lake "+step.done+".") {
 			t.Fatalf("the page after %s does not say so", step.action)
 		}
 	}
@@ -158,11 +165,27 @@ func TestPauseAndResumeButtons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := io.ReadAll(r.Body)
 	r.Body.Close()
-	if r.StatusCode != 400 || !strings.Contains(string(b), "startType") {
-		t.Fatalf("a bad startType: %d %s", r.StatusCode, b)
+	req, _ := http.NewRequest("GET", f.esPage(), nil)
+	for _, ck := range r.Cookies() {
+		req.AddCookie(ck)
 	}
+	if r.StatusCode != 303 || !flashShows(t, req, "startType") {
+		t.Fatalf("a bad startType: %d, the page does not show the API's answer", r.StatusCode)
+	}
+}
+
+// flashShows reports whether the page req asks (with the cookies a POST
+// set) shows want.
+func flashShows(t *testing.T, req *http.Request, want string) bool {
+	t.Helper()
+	r, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	b, _ := io.ReadAll(r.Body)
+	return strings.Contains(string(b), want)
 }
 
 // TestPortalAdmitsLocalPagesOnly: loopback callers only, loopback Host

@@ -14,12 +14,12 @@ type workspaceRow struct {
 
 // workspacesPage lists the workspaces the principal has a role in.
 func (p *Portal) workspacesPage(r *http.Request, principal string) (page, error) {
-	var ws list[workspace]
-	if err := p.get(r, principal, "/v1/workspaces", &ws); err != nil {
+	ws, err := getAll[workspace](p, r, principal, "/v1/workspaces")
+	if err != nil {
 		return page{}, err
 	}
-	rows := make([]workspaceRow, 0, len(ws.Value))
-	for _, w := range ws.Value {
+	rows := make([]workspaceRow, 0, len(ws))
+	for _, w := range ws {
 		row := workspaceRow{workspace: w}
 		var ra roleAssignment
 		if p.get(r, principal, "/v1/workspaces/"+url.PathEscape(w.ID)+"/roleAssignments/"+url.PathEscape(principal), &ra) == nil {
@@ -45,15 +45,13 @@ func (p *Portal) workspacePage(r *http.Request, principal string) (page, error) 
 	if err := p.get(r, principal, base, &v.Workspace); err != nil {
 		return page{}, err
 	}
-	var items list[item]
-	if err := p.get(r, principal, base+"/items", &items); err != nil {
+	items, err := getAll[item](p, r, principal, base+"/items")
+	if err != nil {
 		return page{}, err
 	}
-	v.Items = items.Value
+	v.Items = items
 	sort.SliceStable(v.Items, func(i, j int) bool { return v.Items[i].Type < v.Items[j].Type })
-	var roles list[roleAssignment]
-	v.RolesErr = p.get(r, principal, base+"/roleAssignments", &roles)
-	v.Roles = roles.Value
+	v.Roles, v.RolesErr = getAll[roleAssignment](p, r, principal, base+"/roleAssignments")
 	return page{Template: "workspace", Title: v.Workspace.DisplayName, Crumbs: []crumb{home}, Body: v}, nil
 }
 

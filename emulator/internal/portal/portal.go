@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // Prefix is the path the portal is served under.
@@ -45,6 +47,8 @@ type Portal struct {
 	mux    *http.ServeMux
 	pages  map[string]*template.Template
 	static http.Handler
+	hist   *history // the figures read lately, for the cards' charts
+	toks   *tokens  // minted tokens, reused for a minute
 
 	done      chan struct{} // closed by Close: live previews end
 	closeOnce sync.Once
@@ -64,7 +68,8 @@ func New(cfg Config) (*Portal, error) {
 		return nil, err
 	}
 	p := &Portal{cfg: cfg, mux: http.NewServeMux(), pages: pages,
-		static: http.StripPrefix(Prefix+"static/", http.FileServerFS(sub)), done: make(chan struct{})}
+		static: http.StripPrefix(Prefix+"static/", http.FileServerFS(sub)), done: make(chan struct{}),
+		hist: newHistory(time.Now), toks: &tokens{now: time.Now, mint: cfg.Mint, last: map[string]minted{}}}
 	p.routes()
 	return p, nil
 }
@@ -89,11 +94,17 @@ func (p *Portal) routes() {
 	p.mux.HandleFunc("POST "+Prefix+"workspaces/{ws}/eventstreams/{id}/{action}", p.action)
 	p.mux.HandleFunc("POST "+Prefix+"workspaces/{ws}/eventstreams/{id}/{nodes}/{node}/{action}", p.action)
 	p.mux.HandleFunc("GET "+Prefix+"workspaces/{ws}/eventstreams/{id}/logs", p.page(p.logsPage))
+	p.mux.HandleFunc("GET "+Prefix+"workspaces/{ws}/eventstreams/{id}/explorer", p.page(p.explorerPage))
+	p.mux.HandleFunc("GET "+Prefix+"workspaces/{ws}/eventstreams/{id}/explorer.json", p.explorerJSON)
+	p.mux.HandleFunc("POST "+Prefix+"workspaces/{ws}/eventstreams/{id}/send", p.sendEvents)
 	p.mux.HandleFunc("GET "+Prefix+"workspaces/{ws}/lakehouses/{id}", p.page(p.lakehousePage))
 	p.mux.HandleFunc("GET "+Prefix+"workspaces/{ws}/lakehouses/{id}/tables/{table}", p.page(p.tablePage))
 	p.mux.HandleFunc("GET "+Prefix+"workspaces/{ws}/reflexes/{id}", p.page(p.reflexPage))
 	p.mux.HandleFunc("POST "+Prefix+"principal", p.choosePrincipal)
 	p.mux.Handle("GET "+Prefix+"static/", p.static)
+	p.mux.HandleFunc(Prefix, func(w http.ResponseWriter, r *http.Request) {
+		p.fail(w, r, newAPIError(http.StatusNotFound, wire.EndpointNotFound, "the portal has no page %s", r.URL.Path))
+	})
 }
 
 // ServeHTTP answers the portal's routes to the callers it lets in.

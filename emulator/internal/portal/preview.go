@@ -7,9 +7,11 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/wire"
 	"net/http"
 	"net/url"
+	"sort"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Preview settings: how often the stream is read, how many of each
@@ -79,7 +81,7 @@ func (p *Portal) streamRecords(ctx context.Context, w http.ResponseWriter, rc *h
 		if err != nil {
 			return fmt.Errorf("read records: %w", err)
 		}
-		for _, rec := range batch.Records {
+		for _, rec := range inTimeOrder(batch.Records) {
 			writeEvent(w, "record", renderRecord(rec))
 		}
 		for part, o := range batch.Next {
@@ -111,4 +113,21 @@ func (p *Portal) streamRecords(ctx context.Context, w http.ResponseWriter, rc *h
 func writeEvent(w http.ResponseWriter, event string, v any) {
 	b, _ := json.Marshal(v)
 	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
+}
+
+// inTimeOrder sorts records (which a read groups by partition) by
+// timestamp, then partition and offset, so that the page, which puts each
+// record it gets on top, shows the newest first across partitions.
+func inTimeOrder(recs []*kgo.Record) []*kgo.Record {
+	sort.SliceStable(recs, func(i, j int) bool {
+		a, b := recs[i], recs[j]
+		if !a.Timestamp.Equal(b.Timestamp) {
+			return a.Timestamp.Before(b.Timestamp)
+		}
+		if a.Partition != b.Partition {
+			return a.Partition < b.Partition
+		}
+		return a.Offset < b.Offset
+	})
+	return recs
 }

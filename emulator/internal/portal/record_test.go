@@ -1,8 +1,13 @@
 package portal
 
 import (
+	"fmt"
+	"time"
+
 	"strings"
 	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // TestShow: how the preview shows a record's bytes.
@@ -33,5 +38,23 @@ func TestShow(t *testing.T) {
 	}
 	if got := safeText("h\x07"); got != `"h\a"` {
 		t.Errorf("safeText of a control character: %q", got)
+	}
+}
+
+// TestPreviewSendsRecordsInTimeOrder: a read's records, grouped by
+// partition, go to the page oldest first across partitions, so that the
+// page (which puts each on top) shows the newest first.
+func TestPreviewSendsRecordsInTimeOrder(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	rec := func(p int32, o int64, sec int) *kgo.Record {
+		return &kgo.Record{Partition: p, Offset: o, Timestamp: at.Add(time.Duration(sec) * time.Second)}
+	}
+	got := inTimeOrder([]*kgo.Record{rec(0, 0, 1), rec(0, 1, 3), rec(1, 0, 2), rec(1, 1, 3), rec(1, 2, 4)})
+	var order []string
+	for _, r := range got {
+		order = append(order, fmt.Sprintf("%d/%d", r.Partition, r.Offset))
+	}
+	if want := "0/0 1/0 0/1 1/1 1/2"; strings.Join(order, " ") != want {
+		t.Fatalf("order %v, want %s", order, want)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/fabrictest/fabrictest/emulator/internal/drain"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/internal/insights"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
 
@@ -53,11 +54,20 @@ func (rt *Runtime) startDrain(ctx context.Context, props eventstream.Model, d st
 		rt.setDrain(d, dr, fp, sink)
 		return nil
 	}
+	reason := err.Error()
 	var fe *fabricerr.Error
-	if !errors.As(err, &fe) {
+	if errors.As(err, &fe) {
+		reason = string(fe.ErrorCode) + ": " + fe.Message
+	} else {
 		fe = fabricerr.New(http.StatusBadGateway, "DestinationFailed", "%s could not start: %v", describe(d), err).WithResource(d.ID, "Destination")
 	}
 	rt.setDrain(d, drain.Failed(fmt.Errorf("start the destination: %w", err)), fp, nil)
+	// The reason goes to the destination's runtime logs too, where the
+	// portal and the logs route show it (Sync tries once per change, so
+	// this logs once per attempt).
+	node := rt.Insights(d.ID)
+	node.Add(insights.RuntimeErrors, 1)
+	node.Log(rt.cfg.Now(), insights.LevelError, describe(d)+" could not start: "+reason)
 	return fe
 }
 

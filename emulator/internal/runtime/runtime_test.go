@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/delta"
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
+	"github.com/fabrictest/fabrictest/emulator/internal/insights"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -246,6 +248,11 @@ func TestFailedStartStaysUntilSeek(t *testing.T) {
 	}
 	if _, ok := rt.DrainStatus("d1"); !ok {
 		t.Fatal("one failing destination kept the other from starting")
+	}
+	logs := rt.Insights("bad").Logs()
+	if len(logs) != 1 || logs[0].Level != insights.LevelError || !strings.Contains(logs[0].Message, "could not start") ||
+		!strings.Contains(logs[0].Message, "Nowhere destinations are not available") {
+		t.Fatalf("the destination's runtime logs hold %+v, want one error naming why it could not start", logs)
 	}
 	if err := rt.Sync(f.ctx, "es"); err != nil {
 		t.Fatalf("an unchanged Failed destination failed a later Sync: %v", err)

@@ -57,11 +57,36 @@
             st.textContent = n.status;
             st.className = "status " + classOf(n.status);
           }
+          const box = document.querySelector(`[data-graph-id="${CSS.escape(n.id)}"]`);
+          if (box && n.status) {
+            box.querySelector("rect").setAttribute("class", "box " + classOf(n.status));
+            const label = box.querySelector("[data-graph-status]");
+            label.textContent = label.textContent.replace(/ · .*$/, "") + " · " + n.status;
+          }
           const err = el.querySelector("[data-error]");
           if (err) {
             err.hidden = !n.error;
             err.querySelector("[data-error-code]").textContent = n.error ? n.error.errorCode : "";
             err.querySelector("[data-error-message]").textContent = n.error ? n.error.errorMessage : "";
+          }
+          const recent = el.querySelector("[data-recent-errors]");
+          if (recent) {
+            const items = (n.recentErrors || []).map((e) => {
+              const li = document.createElement("li");
+              const t = document.createElement("time");
+              t.className = "nowrap";
+              t.textContent = e.time;
+              li.append(t, document.createTextNode(" " + e.message));
+              return li;
+            });
+            recent.querySelector("ul").replaceChildren(...items);
+            recent.hidden = items.length === 0;
+          }
+          const chart = el.querySelector("[data-spark]");
+          if (chart && n.spark) {
+            chart.querySelector("polyline").setAttribute("points", n.spark.points);
+            chart.querySelector("svg").setAttribute("aria-label", n.spark.label);
+            chart.hidden = false;
           }
           for (const m of n.metrics || []) {
             const td = el.querySelector(`[data-metric="${CSS.escape(m.Name)}"]`);
