@@ -61,6 +61,7 @@ func (p *Plane) planDefinition(ctx context.Context, who Caller, es store.Item, d
 func destinationOf(esID string, p *definition.Plan, d definition.Destination) store.Destination {
 	s := eventstream.Spec{Database: d.Target.Database, Name: d.Node.Name}
 	s.Batching = batchingSpec(d.Target)
+	s.Serialization = d.Serialization
 	if p.OwnOperators {
 		s.OwnOperators, s.Operators = true, d.Operators
 	}

@@ -20,6 +20,10 @@ const (
 	// Corrupted is a part that is not a JSON object (CorruptedPayload); the
 	// message ends with why JSON did not decode (JSON).
 	Corrupted
+	// FormatNotSupported is a destination, operator or DerivedStream that
+	// cannot take the format its events arrive in
+	// (EventstreamDataFormatNotSupported, its detail naming Field).
+	FormatNotSupported
 )
 
 // Refusal is why a definition is refused, in the user's terms.

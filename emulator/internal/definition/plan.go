@@ -54,6 +54,9 @@ type Destination struct {
 	Node      *Node
 	Target    Target
 	Operators json.RawMessage // its own chain; set when Plan.OwnOperators
+	// Serialization is how it reads its events: its own
+	// inputSerialization, else its sources' (nil: Json).
+	Serialization *Serialization
 }
 
 // DerivedStream is a DerivedStream node and the operator chain, formatted
@@ -91,6 +94,9 @@ func Compile(ctx context.Context, in Input, r Resolver) (*Plan, error) {
 		return nil, err
 	}
 	if err := c.derived(p); err != nil {
+		return nil, err
+	}
+	if err := c.formats(p); err != nil {
 		return nil, err
 	}
 	var old *Topology

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/definition"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
 
@@ -38,6 +39,9 @@ type Spec struct {
 	// IngestionMode is an Eventhouse destination's dataIngestionMode:
 	// "ProcessedIngestion" ("" means it) or "DirectIngestion".
 	IngestionMode string `json:"ingestionMode,omitempty"`
+	// Serialization is how the destination reads its events (its node's
+	// inputSerialization, or its sources'); nil reads Json.
+	Serialization *definition.Serialization `json:"serialization,omitempty"`
 }
 
 // Batching is a Lakehouse destination's minimumRows and

@@ -1,0 +1,229 @@
+package emulator_test
+
+// Events in the formats Fabric's Eventstream parses (fabric-docs,
+// "Supported data formats",
+// https://learn.microsoft.com/fabric/real-time-intelligence/event-streams/data-formats;
+// inputSerialization: fabric-rest-api-specs eventstream/definitions/serialization.json),
+// from real producers: Avro container files written by a Go Avro writer
+// (hamba/avro's ocf package) and CSV text read from a file, through the
+// custom endpoint's Kafka protocol and the HTTP source, read back from
+// the Lakehouse (the Go Delta reader and delta-rs) and, byte for byte,
+// from the consume route.
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hamba/avro/v2/ocf"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// formatFixture is an Eventstream whose CustomEndpoint source "app"
+// declares an inputSerialization, read by a CustomEndpoint destination
+// "out" and a Lakehouse "lake" (table "events", each batch committed).
+type formatFixture struct {
+	s          stream
+	src, lake  string
+	table      string
+	bootstrap  string
+	password   string
+	kafkaTopic string
+}
+
+func deployFormat(t *testing.T, ser map[string]any) formatFixture {
+	t.Helper()
+	e := startEnv(t)
+	ws := e.workspace("fmt")
+	lh := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/lakehouses", map[string]any{"displayName": "lh"}))
+	topo := endpointTopology(ws, lh.str("id"))
+	topo["sources"].([]any)[0].(map[string]any)["properties"] = map[string]any{"inputSerialization": ser}
+	es := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/eventstreams", map[string]any{"displayName": "fmt", "definition": definitionOf(topo, nil)}))
+	id := es.str("id")
+	ds := es.Body["properties"].(map[string]any)["streams"].([]any)[0].(map[string]any)["id"].(string)
+	base := "/v1/workspaces/" + ws + "/eventstreams/" + id
+	tp := e.must(200, e.call("GET", base+"/topology", nil)).Body
+	f := formatFixture{
+		s:     stream{e: e, ws: ws, id: id, ds: ds, reads: "/v1/eventstreams/" + id + "/sources/" + ds + "/events"},
+		src:   nodesByName(tp, "sources")["app"]["id"].(string),
+		lake:  nodesByName(tp, "destinations")["lake"]["id"].(string),
+		table: filepath.Join(lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string), "events"),
+	}
+	f.s.produce = base + "/sources/" + f.src + "/events"
+	var c connectionJSON
+	if err := json.Unmarshal(e.must(200, e.call("GET", base+"/sources/"+f.src+"/connection", nil)).Raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	f.bootstrap, f.password, f.kafkaTopic = c.FullyQualifiedNamespace, c.AccessKeys.PrimaryConnectionString, c.EventHubName
+	return f
+}
+
+// produceKafka sends values through the custom endpoint's Kafka protocol.
+func (f formatFixture) produceKafka(t *testing.T, values ...[]byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cl := saslClient(t, f.bootstrap, f.password, kgo.DefaultProduceTopic(f.kafkaTopic))
+	for _, v := range values {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Value: v}).FirstErr(); err != nil {
+			t.Fatalf("produce through the custom endpoint: %v", err)
+		}
+	}
+}
+
+// produceHTTP sends values through the HTTP source, as bytes.
+func (f formatFixture) produceHTTP(t *testing.T, values ...[]byte) {
+	t.Helper()
+	evs := make([]string, len(values))
+	for i, v := range values {
+		evs[i] = fmt.Sprintf(`{"valueBase64":%q}`, base64.StdEncoding.EncodeToString(v))
+	}
+	f.s.e.must(200, f.s.e.call("POST", f.s.produce, `{"events":[`+strings.Join(evs, ",")+`]}`))
+}
+
+// consumedValues are the values the consume route reads, sorted.
+func (f formatFixture) consumedValues(n int) [][]byte {
+	var out [][]byte
+	for i := 0; i < 200 && len(out) < n; i++ {
+		recs, _ := f.s.consume("?maxEvents=100&startingPosition=Earliest")
+		out = out[:0]
+		for _, r := range recs {
+			out = append(out, r.Value)
+		}
+		if len(out) < n {
+			sleep()
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i], out[j]) < 0 })
+	return out
+}
+
+const sensorSchema = `{"type":"record","name":"Sensor","fields":[
+ {"name":"id","type":"long"},{"name":"temp","type":"double"},{"name":"city","type":["null","string"]},
+ {"name":"at","type":{"type":"long","logicalType":"timestamp-millis"}}]}`
+
+// sensorFile is an Avro container file of sensors ids, written by the Go writer.
+func sensorFile(t *testing.T, ids ...int64) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc, err := ocf.NewEncoder(sensorSchema, &buf, ocf.WithCodec(ocf.Deflate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if err := enc.Encode(map[string]any{"id": id, "temp": float64(id) + 0.5, "city": map[string]any{"string": "c" + fmt.Sprint(id)},
+			"at": time.UnixMilli(1_700_000_000_000 + id).UTC()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestAvroEventsReachLakehouseWithTheirTypes: each record of a container
+// file is a row with Avro's types (long → bigint, double, string,
+// timestamp-millis → timestamp); an event that is not Avro is dropped,
+// counted in DeserializationErrors and logged with partition and offset;
+// a custom endpoint reads every event's bytes unchanged.
+func TestAvroEventsReachLakehouseWithTheirTypes(t *testing.T) {
+	f := deployFormat(t, map[string]any{"type": "Avro", "properties": map[string]any{}})
+	kafkaFile, httpFile, notAvro := sensorFile(t, 1, 2), sensorFile(t, 3), []byte(`{"id":4}`)
+	f.produceKafka(t, kafkaFile)
+	f.produceHTTP(t, httpFile, notAvro)
+	waitRows(t, f.table, 3)
+
+	snap := readTable(t, f.table)
+	types := columnTypes(snap)
+	if types["id"] != "long" || types["temp"] != "double" || types["city"] != "string" || types["at"] != "timestamp" {
+		t.Fatalf("column types %v; want id long, temp double, city string, at timestamp", types)
+	}
+	var got []string
+	for _, r := range snap.Rows {
+		got = append(got, fmt.Sprintf("%v/%v/%v", r["id"], r["temp"], r["city"]))
+	}
+	sort.Strings(got)
+	if strings.Join(got, " ") != "1/1.5/c1 2/2.5/c2 3/3.5/c3" {
+		t.Fatalf("rows %v", got)
+	}
+
+	want := [][]byte{notAvro, kafkaFile, httpFile}
+	sort.Slice(want, func(i, j int) bool { return bytes.Compare(want[i], want[j]) < 0 })
+	if got := f.consumedValues(3); len(got) != 3 || !bytes.Equal(got[0], want[0]) || !bytes.Equal(got[1], want[1]) || !bytes.Equal(got[2], want[2]) {
+		t.Fatalf("consume route read %d values, not the 3 produced byte for byte", len(got))
+	}
+
+	wantMetrics(t, f.s.metricsOf("destinations", f.lake), map[string]int64{"InputEvents": 3, "OutputEvents": 3, "DeserializationErrors": 1})
+	logs := f.s.logs("/destinations/"+f.lake, "?keyword=deserialization")
+	if len(logs) != 1 || logs[0].Level != "Warning" || !strings.Contains(logs[0].Message, "not valid Avro") {
+		t.Fatalf("runtime logs %+v; want one Warning on the event that is not Avro", logs)
+	}
+	raw := f.s.e.must(200, f.s.e.call("GET", f.s.logsPath("/destinations/"+f.lake)+"?keyword=deserialization", nil)).Raw
+	if !bytes.Contains(raw, []byte(`"partition"`)) || !bytes.Contains(raw, []byte(`"offset"`)) {
+		t.Fatalf("the log does not name the event's partition and offset: %s", raw)
+	}
+}
+
+// TestCSVEventsFromAFileReachLakehouse: a CSV file, one event per chunk
+// of lines with its header, gives one text-valued row per line; a ragged
+// event is dropped and counted.
+func TestCSVEventsFromAFileReachLakehouse(t *testing.T) {
+	f := deployFormat(t, map[string]any{"type": "Csv", "properties": map[string]any{"fieldDelimiter": ";", "format": "WithHeaders", "encoding": "UTF8"}})
+	path := filepath.Join(t.TempDir(), "readings.csv")
+	text := "station;temp;note\nOSL;-3.5;\"cold; windy\"\nRIO;31;hot\nNYC;12;mild\n"
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(file), "\n"), "\n")
+	header := lines[0]
+	f.produceKafka(t, []byte(header+lines[1]+lines[2]))
+	f.produceHTTP(t, []byte(header+lines[3]), []byte("station;temp\nX;1;2\n"))
+	waitRows(t, f.table, 3)
+	snap := readTable(t, f.table)
+	var got []string
+	for _, r := range snap.Rows {
+		got = append(got, fmt.Sprintf("%v|%v|%v", r["station"], r["temp"], r["note"]))
+	}
+	sort.Strings(got)
+	if strings.Join(got, " ") != "NYC|12|mild OSL|-3.5|cold; windy RIO|31|hot" {
+		t.Fatalf("rows %v", got)
+	}
+	if types := columnTypes(snap); types["temp"] != "string" {
+		t.Fatalf("column types %v; CSV values are text", types)
+	}
+	wantMetrics(t, f.s.metricsOf("destinations", f.lake), map[string]int64{"InputEvents": 3, "OutputEvents": 3, "DeserializationErrors": 1})
+}
+
+// logsPath is the logs route of node path (e.g. /destinations/{id}).
+func (s stream) logsPath(path string) string {
+	return "/v1/workspaces/" + s.ws + "/eventstreams/" + s.id + path + "/logs"
+}
+
+// TestUnparsedFormatToLakehouseRefusedAtDeploy: a source that sends PSV
+// cannot feed a Lakehouse; the deploy is refused with
+// EventstreamDataFormatNotSupported, its detail naming the node's field.
+func TestUnparsedFormatToLakehouseRefusedAtDeploy(t *testing.T) {
+	e := startEnv(t)
+	ws := e.workspace("fmt")
+	lh := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/lakehouses", map[string]any{"displayName": "lh"}))
+	topo := endpointTopology(ws, lh.str("id"))
+	topo["sources"].([]any)[0].(map[string]any)["properties"] = map[string]any{"inputSerialization": map[string]any{"type": "Psv"}}
+	r := e.call("POST", "/v1/workspaces/"+ws+"/eventstreams", map[string]any{"displayName": "psv", "definition": definitionOf(topo, nil)})
+	e.wantError(r, 400, "EventstreamDataFormatNotSupported")
+	if !strings.Contains(string(r.Raw), `destination \"lake\" (Lakehouse) cannot take Psv events`) || !strings.Contains(string(r.Raw), "eventstream.json destinations[1]") {
+		t.Fatalf("refusal does not name the node and the rule: %s", r.Raw)
+	}
+}

@@ -1,0 +1,28 @@
+package eventstream
+
+import (
+	"github.com/fabrictest/fabrictest/emulator/internal/definition"
+	"github.com/fabrictest/fabrictest/emulator/rows"
+)
+
+// Format is how a destination of spec s turns record values into rows: its
+// serialization's (Json when it has none, or when its type is one
+// Eventstream does not parse, which only reaches an Eventhouse in
+// DirectIngestion mode).
+func (s Spec) Format() rows.Format {
+	ser := s.Serialization
+	if ser == nil {
+		return rows.Format{}
+	}
+	switch ser.Type {
+	case definition.SerializationCSV:
+		f := rows.Format{Type: rows.CSV, NoHeader: ser.Format == definition.CSVWithoutHeaders}
+		if ser.FieldDelimiter != "" {
+			f.Delimiter = []rune(ser.FieldDelimiter)[0]
+		}
+		return f
+	case definition.SerializationAvro:
+		return rows.Format{Type: rows.Avro}
+	}
+	return rows.Format{}
+}
