@@ -25,6 +25,8 @@ import (
 
 	"github.com/hamba/avro/v2/ocf"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/fabrictest/fabrictest/internal/testclients"
 )
 
 // formatFixture is an Eventstream whose CustomEndpoint source "app"
@@ -225,5 +227,76 @@ func TestUnparsedFormatToLakehouseRefusedAtDeploy(t *testing.T) {
 	e.wantError(r, 400, "EventstreamDataFormatNotSupported")
 	if !strings.Contains(string(r.Raw), `destination \"lake\" (Lakehouse) cannot take Psv events`) || !strings.Contains(string(r.Raw), "eventstream.json destinations[1]") {
 		t.Fatalf("refusal does not name the node and the rule: %s", r.Raw)
+	}
+}
+
+// fastavroScript writes, with Python's fastavro, an Avro container file of
+// the records its stdin holds (JSON lines) in the schema of argv[1], and
+// prints it base64-encoded; with argv[2] == "datum", each record's
+// schemaless (binary) encoding instead, one base64 line each.
+const fastavroScript = `
+import base64, io, json, sys
+import fastavro
+schema = fastavro.parse_schema(json.loads(sys.argv[1]))
+records = [json.loads(line) for line in sys.stdin if line.strip()]
+if len(sys.argv) > 2 and sys.argv[2] == "datum":
+    for r in records:
+        buf = io.BytesIO()
+        fastavro.schemaless_writer(buf, schema, r)
+        print(base64.b64encode(buf.getvalue()).decode())
+else:
+    buf = io.BytesIO()
+    fastavro.writer(buf, schema, records, codec="deflate")
+    print(base64.b64encode(buf.getvalue()).decode())
+`
+
+// fastavroWrite runs fastavroScript (mode "" or "datum") and returns what
+// it wrote.
+func fastavroWrite(t *testing.T, schema, mode string, records ...string) [][]byte {
+	t.Helper()
+	py, err := testclients.DeltaPython()
+	if err != nil {
+		t.Fatalf("python: %v: %s", err, testclients.DeltaInstallHint)
+	}
+	args := []string{"-c", fastavroScript, schema}
+	if mode != "" {
+		args = append(args, mode)
+	}
+	out := testclients.Run(t, []byte(strings.Join(records, "\n")), py, args...)
+	var files [][]byte
+	for _, line := range strings.Fields(string(out)) {
+		b, err := base64.StdEncoding.DecodeString(line)
+		if err != nil {
+			t.Fatalf("fastavro output %q: %v", line, err)
+		}
+		files = append(files, b)
+	}
+	return files
+}
+
+// TestAvroFromFastavroReachesLakehouse: a container file written by
+// Python's fastavro, through the custom endpoint's Kafka protocol and the
+// HTTP source, gives one typed row per record.
+func TestAvroFromFastavroReachesLakehouse(t *testing.T) {
+	f := deployFormat(t, map[string]any{"type": "Avro", "properties": map[string]any{}})
+	a := fastavroWrite(t, sensorSchema, "", `{"id":10,"temp":1.25,"city":"x","at":1700000000000}`, `{"id":11,"temp":2.5,"city":null,"at":1700000000001}`)
+	b := fastavroWrite(t, sensorSchema, "", `{"id":12,"temp":-4.0,"city":"z","at":1700000000002}`)
+	f.produceKafka(t, a...)
+	f.produceHTTP(t, b...)
+	waitRows(t, f.table, 3)
+	snap := readTable(t, f.table)
+	if types := columnTypes(snap); types["id"] != "long" || types["at"] != "timestamp" || types["temp"] != "double" {
+		t.Fatalf("column types %v", types)
+	}
+	var got []string
+	for _, r := range snap.Rows {
+		got = append(got, fmt.Sprintf("%v/%v/%v", r["id"], r["temp"], r["city"]))
+	}
+	sort.Strings(got)
+	if strings.Join(got, " ") != "10/1.25/x 11/2.5/<nil> 12/-4/z" {
+		t.Fatalf("rows %v", got)
+	}
+	if got := f.consumedValues(2); len(got) != 2 || !(bytes.Equal(got[0], a[0]) && bytes.Equal(got[1], b[0]) || bytes.Equal(got[0], b[0]) && bytes.Equal(got[1], a[0])) {
+		t.Fatalf("consume route read %d values, not fastavro's files byte for byte", len(got))
 	}
 }
