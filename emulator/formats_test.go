@@ -16,6 +16,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -299,4 +300,9 @@ func TestAvroFromFastavroReachesLakehouse(t *testing.T) {
 	if got := f.consumedValues(2); len(got) != 2 || !(bytes.Equal(got[0], a[0]) && bytes.Equal(got[1], b[0]) || bytes.Equal(got[0], b[0]) && bytes.Equal(got[1], a[0])) {
 		t.Fatalf("consume route read %d values, not fastavro's files byte for byte", len(got))
 	}
+}
+
+// ocfEncoder is the Go writer's container encoder of schema into w.
+func ocfEncoder(schema string, w io.Writer) (*ocf.Encoder, error) {
+	return ocf.NewEncoder(schema, w)
 }

@@ -61,6 +61,25 @@ func ParseAvroSchema(text string) (*AvroSchema, error) {
 	return &AvroSchema{schema: s, fingerprint: fp, canonical: s.String()}, nil
 }
 
+// decodeAvroAny reads an Avro event with the first of the registered
+// schemas that reads it (without any, as a container file alone).
+func decodeAvroAny(value []byte, registered []*AvroSchema) ([]Row, error) {
+	if len(registered) == 0 {
+		return decodeAvro(value, nil)
+	}
+	var first error
+	for _, s := range registered {
+		rs, err := decodeAvro(value, s)
+		if err == nil {
+			return rs, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, fmt.Errorf("the event does not conform to the registered schema: %w", first)
+}
+
 // decodeAvro reads an Avro event by the rules above.
 func decodeAvro(value []byte, registered *AvroSchema) ([]Row, error) {
 	switch {

@@ -97,7 +97,7 @@ func TestDecodeAvroWithRegisteredSchema(t *testing.T) {
 	}
 	fp, _ := s.FingerprintUsing(avro.CRC64AvroLE)
 	single := append(append([]byte{0xC3, 0x01}, fp...), datum...)
-	f := Format{Type: Avro, Schema: reg}
+	f := Format{Type: Avro, Schemas: []*AvroSchema{reg}}
 	for name, v := range map[string][]byte{"binary": datum, "single-object": single, "container": containerOf(t, readingSchema, ocf.Null, reading(9))} {
 		got, err := f.Decode(v)
 		if err != nil || !reflect.DeepEqual(got, []Row{readingRow(9)}) {

@@ -31,11 +31,12 @@ type Format struct {
 	// NoHeader is CSV's WithoutHeaders: the columns are named column1,
 	// column2, … instead of by a first line.
 	NoHeader bool
-	// Schema is the Avro schema registered for the source (schema mode):
-	// values may then be that schema's binary encoding or single-object
-	// encoding too, and a container file must carry this schema. Nil:
-	// only container files, each with its own schema, are read.
-	Schema *AvroSchema
+	// Schemas are the Avro schemas registered for the sources (schema
+	// mode): a value must then be one of them as a container file, a
+	// binary datum or a single-object datum, the first that reads it
+	// whole winning. None: only container files, each with its own
+	// schema, are read.
+	Schemas []*AvroSchema
 }
 
 // IsJSON reports whether f is the JSON format (FromValue's rules).
@@ -79,7 +80,7 @@ func (f Format) Decode(value []byte) (out []Row, err error) {
 	case CSV:
 		return decodeCSV(value, f.Delimiter, !f.NoHeader)
 	case Avro:
-		return decodeAvro(value, f.Schema)
+		return decodeAvroAny(value, f.Schemas)
 	}
 	return nil, fmt.Errorf("unknown format %q", f.Type)
 }

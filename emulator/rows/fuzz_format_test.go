@@ -57,7 +57,7 @@ func FuzzDecodeAvro(f *testing.F) {
 	f.Fuzz(func(t *testing.T, v []byte, registered bool) {
 		fm := Format{Type: Avro}
 		if registered {
-			fm.Schema = reg
+			fm.Schemas = []*AvroSchema{reg}
 		}
 		rs, err := fm.Decode(v)
 		checkDecoded(t, rs, err)

@@ -49,6 +49,7 @@ const (
 	EventstreamNodeNotCustomEndpoint  ErrorCode = "EventstreamNodeNotCustomEndpoint"
 	EventValueNotSupported            ErrorCode = "EventValueNotSupported"
 	EventstreamDataFormatNotSupported ErrorCode = "EventstreamDataFormatNotSupported" // 400: a destination, operator or DerivedStream cannot take its events' format (detail: the field)
+	EventstreamSchemaModeNotSupported ErrorCode = "EventstreamSchemaModeNotSupported" // 400: a node, or a change of schema mode, that an Eventstream in schema mode does not take (detail: the field)
 	RequestHeadersTooLarge            ErrorCode = "RequestHeaderFieldsTooLarge"       // 431
 	UnsupportedTransferEncoding       ErrorCode = "UnsupportedTransferEncoding"
 	RequestBodyTooLarge               ErrorCode = "RequestBodyTooLarge" // 413
@@ -105,6 +106,7 @@ var codes = []ErrorCode{
 	InvalidInput, InvalidParameter, InvalidRequest, InvalidItemType, InvalidJobType, InvalidContinuationToken, InvalidPath,
 	CorruptedPayload, MissingDefinitionPart, OperationNotSupportedForItem, EventstreamNodeNotSupported,
 	EventstreamOperatorNotSupported, EventstreamNodeNotCustomEndpoint, EventValueNotSupported, EventstreamDataFormatNotSupported,
+	EventstreamSchemaModeNotSupported,
 	RequestHeadersTooLarge, UnsupportedTransferEncoding, RequestBodyTooLarge, EventTooLarge,
 	MethodNotAllowed, RequestTimeout,
 	ItemDisplayNameAlreadyInUse, WorkspaceNameAlreadyExists, PrincipalAlreadyHasRole, LastAdminCannotBeRemoved,

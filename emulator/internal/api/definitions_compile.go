@@ -28,6 +28,9 @@ func refusalError(err error) error {
 	case definition.FormatNotSupported:
 		return fabricerr.New(http.StatusBadRequest, wire.EventstreamDataFormatNotSupported, "%s", r.Message).
 			WithDetails(fabricerr.Detail{ErrorCode: wire.EventstreamDataFormatNotSupported, Message: r.Field})
+	case definition.SchemaModeNotSupported:
+		return fabricerr.New(http.StatusBadRequest, wire.EventstreamSchemaModeNotSupported, "%s", r.Message).
+			WithDetails(fabricerr.Detail{ErrorCode: wire.EventstreamSchemaModeNotSupported, Message: r.Field})
 	case definition.Corrupted:
 		return fabricerr.New(http.StatusBadRequest, CorruptedPayload, "%s%s", r.Message, fabricerr.DescribeJSON(r.JSON))
 	}

@@ -24,6 +24,9 @@ const (
 	// cannot take the format its events arrive in
 	// (EventstreamDataFormatNotSupported, its detail naming Field).
 	FormatNotSupported
+	// SchemaModeNotSupported is a node or change schema mode does not take
+	// (EventstreamSchemaModeNotSupported, its detail naming Field).
+	SchemaModeNotSupported
 )
 
 // Refusal is why a definition is refused, in the user's terms.

@@ -44,6 +44,9 @@ type Plan struct {
 	Derived      []DerivedStream // each with its own topic
 	// NodeIDs are the ids of the sources and CustomEndpoint destinations.
 	NodeIDs []string
+	// Schemas are the Avro schemas of the sources in schema mode (empty
+	// otherwise): every destination validates its events against them.
+	Schemas []string
 	// DisplayName and Description are .platform's metadata, when given.
 	DisplayName, Description *string
 }
@@ -102,6 +105,9 @@ func Compile(ctx context.Context, in Input, r Resolver) (*Plan, error) {
 	var old *Topology
 	if in.Previous != nil {
 		old, _ = ParseTopology(in.Previous.Topology)
+	}
+	if err := c.schemaMode(ctx, in.WorkspaceID, p, r, old); err != nil {
+		return nil, err
 	}
 	assignIDs(p, def0, old)
 	if err := readPlatform(p); err != nil {

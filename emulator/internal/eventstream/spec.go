@@ -42,6 +42,9 @@ type Spec struct {
 	// Serialization is how the destination reads its events (its node's
 	// inputSerialization, or its sources'); nil reads Json.
 	Serialization *definition.Serialization `json:"serialization,omitempty"`
+	// Schemas are the Avro schemas registered for the Eventstream's
+	// sources in schema mode: events that conform to none are dropped.
+	Schemas []string `json:"schemas,omitempty"`
 }
 
 // Batching is a Lakehouse destination's minimumRows and
