@@ -43,12 +43,21 @@ type formatFixture struct {
 }
 
 func deployFormat(t *testing.T, ser map[string]any) formatFixture {
+	return deployFormatBatching(t, ser, false)
+}
+
+// deployFormatBatching is deployFormat; with batching the Lakehouse keeps
+// Fabric's default batching (rows buffered in the journal until 120 s).
+func deployFormatBatching(t *testing.T, ser map[string]any, batching bool) formatFixture {
 	t.Helper()
 	e := startEnv(t)
 	ws := e.workspace("fmt")
 	lh := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/lakehouses", map[string]any{"displayName": "lh"}))
 	topo := endpointTopology(ws, lh.str("id"))
 	topo["sources"].([]any)[0].(map[string]any)["properties"] = map[string]any{"inputSerialization": ser}
+	if batching {
+		delete(topo["destinations"].([]any)[1].(map[string]any)["properties"].(map[string]any), "minimumRows")
+	}
 	es := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/eventstreams", map[string]any{"displayName": "fmt", "definition": definitionOf(topo, nil)}))
 	id := es.str("id")
 	ds := es.Body["properties"].(map[string]any)["streams"].([]any)[0].(map[string]any)["id"].(string)
@@ -305,4 +314,16 @@ func TestAvroFromFastavroReachesLakehouse(t *testing.T) {
 // ocfEncoder is the Go writer's container encoder of schema into w.
 func ocfEncoder(schema string, w io.Writer) (*ocf.Encoder, error) {
 	return ocf.NewEncoder(schema, w)
+}
+
+// TestAvroRowsKeepTheirTypesThroughBatching: rows buffered by a batching
+// Lakehouse (journalled until the batch is due) keep Avro's types.
+func TestAvroRowsKeepTheirTypesThroughBatching(t *testing.T) {
+	f := deployFormatBatching(t, map[string]any{"type": "Avro"}, true)
+	f.produceHTTP(t, sensorFile(t, 5, 6))
+	f.s.e.advance(120)
+	snap := readTable(t, f.table)
+	if types := columnTypes(snap); len(snap.Rows) != 2 || types["id"] != "long" || types["at"] != "timestamp" || types["temp"] != "double" {
+		t.Fatalf("%d rows, column types %v; want 2 rows, id long, at timestamp, temp double", len(snap.Rows), types)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"math/big"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,4 +138,29 @@ func TestDecodeAvroRefuses(t *testing.T) {
 func isAvroError(err error) bool {
 	var de *DecodeError
 	return errors.As(err, &de) && de.Format == Avro
+}
+
+// TestDecodeAvroWithSeveralRegisteredSchemas: in schema mode an event
+// passes when one of the sources' schemas reads it whole.
+func TestDecodeAvroWithSeveralRegisteredSchemas(t *testing.T) {
+	const small = `{"type":"record","name":"S","fields":[{"name":"s","type":"string"}]}`
+	a, err := ParseAvroSchema(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ParseAvroSchema(readingSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	datum, err := avro.Marshal(avro.MustParse(readingSchema), reading(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := Format{Type: Avro, Schemas: []*AvroSchema{a, b}}
+	if got, err := f.Decode(datum); err != nil || !reflect.DeepEqual(got, []Row{readingRow(4)}) {
+		t.Fatalf("%#v, %v", got, err)
+	}
+	if _, err := f.Decode([]byte("not avro at all, but long enough to read")); !isAvroError(err) || !strings.Contains(err.Error(), "does not conform to the registered schema") {
+		t.Fatalf("error %v; want a non-conformance", err)
+	}
 }
