@@ -27,6 +27,7 @@ import (
 	"github.com/hamba/avro/v2/ocf"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/fabrictest/fabrictest/emulator"
 	"github.com/fabrictest/fabrictest/internal/testclients"
 )
 
@@ -325,5 +326,35 @@ func TestAvroRowsKeepTheirTypesThroughBatching(t *testing.T) {
 	snap := readTable(t, f.table)
 	if types := columnTypes(snap); len(snap.Rows) != 2 || types["id"] != "long" || types["at"] != "timestamp" || types["temp"] != "double" {
 		t.Fatalf("%d rows, column types %v; want 2 rows, id long, at timestamp, temp double", len(snap.Rows), types)
+	}
+}
+
+// TestKafkaSourceWithCSVSerialization: an ApacheKafka source declaring
+// Csv copies its topic's events, and the Lakehouse reads them as CSV
+// rows; an event with an unclosed quote is dropped.
+func TestKafkaSourceWithCSVSerialization(t *testing.T) {
+	e := startEnv(t, emulator.WithPartitions(1))
+	ws := e.workspace("kcsv")
+	other, prod := secondCluster(t)
+	conn := "0a0b0c0d-0000-1111-2222-3333444455aa"
+	e.must(201, e.call("PUT", "/v1/_emulator/connections/"+conn, map[string]any{"workspaceId": ws, "bootstrapServers": strings.Join(other.ListenAddrs(), ","), "securityProtocol": "PLAINTEXT"}))
+	lh := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/lakehouses", map[string]any{"displayName": "lh"}))
+	table := filepath.Join(lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string), "orders")
+	src := map[string]any{"type": "ApacheKafka", "properties": map[string]any{"dataConnectionId": conn, "topic": "orders", "consumerGroupName": "g", "autoOffsetReset": "Earliest",
+		"inputSerialization": map[string]any{"type": "Csv", "properties": map[string]any{"fieldDelimiter": "|", "format": "WithoutHeaders"}}}}
+	deploy(t, e, ws, "kcsv", src, lh.str("id"), "orders")
+	for _, v := range []string{"o-1|3\no-2|4\n", "o-3|5\n", "o-4|\"6\n"} {
+		if err := prod.ProduceSync(context.Background(), &kgo.Record{Value: []byte(v), Partition: 0}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitRows(t, table, 3)
+	var got []string
+	for _, r := range readTable(t, table).Rows {
+		got = append(got, fmt.Sprintf("%v=%v", r["column1"], r["column2"]))
+	}
+	sort.Strings(got)
+	if strings.Join(got, ",") != "o-1=3,o-2=4,o-3=5" {
+		t.Fatalf("rows %v", got)
 	}
 }
