@@ -358,3 +358,45 @@ func TestKafkaSourceWithCSVSerialization(t *testing.T) {
 		t.Fatalf("rows %v", got)
 	}
 }
+
+// TestAvroThroughOperators: Avro rows go through a Filter (on the long
+// id) and a derived column to a Lakehouse; an event that is not Avro is
+// dropped and counted before the operators.
+func TestAvroThroughOperators(t *testing.T) {
+	e := startEnv(t)
+	ws := e.workspace("fmtops")
+	lh := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/lakehouses", map[string]any{"displayName": "lh"}))
+	in := func(name string) []any { return []any{map[string]any{"name": name}} }
+	topo := map[string]any{
+		"sources": []any{map[string]any{"name": "app", "type": "CustomEndpoint", "properties": map[string]any{"inputSerialization": map[string]any{"type": "Avro"}}}},
+		"streams": []any{map[string]any{"name": "main", "type": "DefaultStream", "properties": map[string]any{}, "inputNodes": in("app")}},
+		"operators": []any{map[string]any{"name": "big", "type": "Filter", "inputNodes": in("main"), "properties": map[string]any{"conditions": []any{
+			map[string]any{"column": map[string]any{"columnName": "id"}, "operatorType": "GreaterThan", "value": map[string]any{"dataType": "BigInt", "value": "1"}},
+		}}}},
+		"destinations": []any{map[string]any{"name": "lake", "type": "Lakehouse", "inputNodes": in("big"),
+			"properties": map[string]any{"workspaceId": ws, "itemId": lh.str("id"), "deltaTable": "big", "minimumRows": 1}}},
+	}
+	es := e.must(201, e.call("POST", "/v1/workspaces/"+ws+"/eventstreams", map[string]any{"displayName": "ops", "definition": definitionOf(topo, nil)}))
+	base := "/v1/workspaces/" + ws + "/eventstreams/" + es.str("id")
+	tp := e.must(200, e.call("GET", base+"/topology", nil)).Body
+	src := nodesByName(tp, "sources")["app"]["id"].(string)
+	lake := nodesByName(tp, "destinations")["lake"]["id"].(string)
+	evs := []string{}
+	for _, v := range [][]byte{sensorFile(t, 1, 2, 3), []byte("plain")} {
+		evs = append(evs, fmt.Sprintf(`{"valueBase64":%q}`, base64.StdEncoding.EncodeToString(v)))
+	}
+	e.must(200, e.call("POST", base+"/sources/"+src+"/events", `{"events":[`+strings.Join(evs, ",")+`]}`))
+	table := filepath.Join(lh.Body["properties"].(map[string]any)["x-fabrictest-localTablesPath"].(string), "big")
+	waitRows(t, table, 2)
+	snap := readTable(t, table)
+	var ids []string
+	for _, r := range snap.Rows {
+		ids = append(ids, fmt.Sprint(r["id"]))
+	}
+	sort.Strings(ids)
+	if strings.Join(ids, ",") != "2,3" || columnTypes(snap)["id"] != "long" {
+		t.Fatalf("ids %v, types %v; want the Filter's 2 and 3 as long", ids, columnTypes(snap))
+	}
+	m := decodeAs[nodeMetrics](t, e.must(200, e.call("GET", base+"/destinations/"+lake+"/metrics", nil)))
+	wantMetrics(t, m, map[string]int64{"InputEvents": 2, "DeserializationErrors": 1})
+}
