@@ -116,6 +116,8 @@ FUZZ_TARGETS := \
 	emulator/rows:FuzzCheckValue \
 	emulator/rows:FuzzScanFlat \
 	emulator/rows:FuzzIsObject \
+	emulator/rows:FuzzDecodeCSV \
+	emulator/rows:FuzzDecodeAvro \
 	emulator/delta:FuzzRowToDelta \
 	emulator/delta:FuzzFlatValuesMatchDecodedRows \
 	emulator/pipeline:FuzzScalarFunctions \

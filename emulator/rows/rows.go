@@ -12,6 +12,11 @@
 //
 // Nothing is dropped: every record yields exactly one row.
 //
+// Those are the rules of the Json input serialization, the default. A
+// destination whose input serialization is Csv or Avro reads its events
+// with Format.Decode instead (format.go, csv.go, avro*.go): an event makes
+// as many rows as it holds, and one that does not parse is a DecodeError.
+//
 // The limits every row must meet to be stored in a table that Spark and
 // delta-rs can read (MaxDepth, CheckName) and the largest event
 // (MaxEventBytes) are in one place, limits.go; Check and CheckValue apply

@@ -34,26 +34,28 @@ const (
 	EndpointNotFound    ErrorCode = "EndpointNotFound" // 404: no route at this path
 
 	// Bad requests.
-	InvalidInput                     ErrorCode = "InvalidInput"
-	InvalidParameter                 ErrorCode = "InvalidParameter" // the detail naming the field at fault
-	InvalidRequest                   ErrorCode = "InvalidRequest"
-	InvalidItemType                  ErrorCode = "InvalidItemType"
-	InvalidJobType                   ErrorCode = "InvalidJobType"
-	InvalidContinuationToken         ErrorCode = "InvalidContinuationToken"
-	InvalidPath                      ErrorCode = "InvalidPath"
-	CorruptedPayload                 ErrorCode = "CorruptedPayload"
-	MissingDefinitionPart            ErrorCode = "MissingDefinitionPart"
-	OperationNotSupportedForItem     ErrorCode = "OperationNotSupportedForItem"
-	EventstreamNodeNotSupported      ErrorCode = "EventstreamNodeNotSupported"
-	EventstreamOperatorNotSupported  ErrorCode = "EventstreamOperatorNotSupported"
-	EventstreamNodeNotCustomEndpoint ErrorCode = "EventstreamNodeNotCustomEndpoint"
-	EventValueNotSupported           ErrorCode = "EventValueNotSupported"
-	RequestHeadersTooLarge           ErrorCode = "RequestHeaderFieldsTooLarge" // 431
-	UnsupportedTransferEncoding      ErrorCode = "UnsupportedTransferEncoding"
-	RequestBodyTooLarge              ErrorCode = "RequestBodyTooLarge" // 413
-	EventTooLarge                    ErrorCode = "EventTooLarge"       // 413: one event over 1 MB
-	MethodNotAllowed                 ErrorCode = "MethodNotAllowed"
-	RequestTimeout                   ErrorCode = "RequestTimeout"
+	InvalidInput                      ErrorCode = "InvalidInput"
+	InvalidParameter                  ErrorCode = "InvalidParameter" // the detail naming the field at fault
+	InvalidRequest                    ErrorCode = "InvalidRequest"
+	InvalidItemType                   ErrorCode = "InvalidItemType"
+	InvalidJobType                    ErrorCode = "InvalidJobType"
+	InvalidContinuationToken          ErrorCode = "InvalidContinuationToken"
+	InvalidPath                       ErrorCode = "InvalidPath"
+	CorruptedPayload                  ErrorCode = "CorruptedPayload"
+	MissingDefinitionPart             ErrorCode = "MissingDefinitionPart"
+	OperationNotSupportedForItem      ErrorCode = "OperationNotSupportedForItem"
+	EventstreamNodeNotSupported       ErrorCode = "EventstreamNodeNotSupported"
+	EventstreamOperatorNotSupported   ErrorCode = "EventstreamOperatorNotSupported"
+	EventstreamNodeNotCustomEndpoint  ErrorCode = "EventstreamNodeNotCustomEndpoint"
+	EventValueNotSupported            ErrorCode = "EventValueNotSupported"
+	EventstreamDataFormatNotSupported ErrorCode = "EventstreamDataFormatNotSupported" // 400: a destination, operator or DerivedStream cannot take its events' format (detail: the field)
+	EventstreamSchemaModeNotSupported ErrorCode = "EventstreamSchemaModeNotSupported" // 400: a node, or a change of schema mode, that an Eventstream in schema mode does not take (detail: the field)
+	RequestHeadersTooLarge            ErrorCode = "RequestHeaderFieldsTooLarge"       // 431
+	UnsupportedTransferEncoding       ErrorCode = "UnsupportedTransferEncoding"
+	RequestBodyTooLarge               ErrorCode = "RequestBodyTooLarge" // 413
+	EventTooLarge                     ErrorCode = "EventTooLarge"       // 413: one event over 1 MB
+	MethodNotAllowed                  ErrorCode = "MethodNotAllowed"
+	RequestTimeout                    ErrorCode = "RequestTimeout"
 
 	// Conflicts with the state of a resource.
 	ItemDisplayNameAlreadyInUse ErrorCode = "ItemDisplayNameAlreadyInUse"
@@ -108,7 +110,8 @@ var codes = []ErrorCode{
 	ConnectionNotFound, FolderNotFound, TriggerNotFound, TableNotFound, JobInstanceNotFound, EndpointNotFound,
 	InvalidInput, InvalidParameter, InvalidRequest, InvalidItemType, InvalidJobType, InvalidContinuationToken, InvalidPath,
 	CorruptedPayload, MissingDefinitionPart, OperationNotSupportedForItem, EventstreamNodeNotSupported,
-	EventstreamOperatorNotSupported, EventstreamNodeNotCustomEndpoint, EventValueNotSupported,
+	EventstreamOperatorNotSupported, EventstreamNodeNotCustomEndpoint, EventValueNotSupported, EventstreamDataFormatNotSupported,
+	EventstreamSchemaModeNotSupported,
 	RequestHeadersTooLarge, UnsupportedTransferEncoding, RequestBodyTooLarge, EventTooLarge,
 	MethodNotAllowed, RequestTimeout,
 	ItemDisplayNameAlreadyInUse, WorkspaceNameAlreadyExists, PrincipalAlreadyHasRole, LastAdminCannotBeRemoved,

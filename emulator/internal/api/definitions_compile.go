@@ -6,6 +6,7 @@ import (
 
 	"github.com/fabrictest/fabrictest/emulator/internal/definition"
 	"github.com/fabrictest/fabrictest/emulator/internal/fabricerr"
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // The definition compiler (internal/definition) turns a topology into a
@@ -24,6 +25,12 @@ func refusalError(err error) error {
 	case definition.NotSupported:
 		return fabricerr.New(http.StatusBadRequest, EventstreamNodeNotSupported, "%s", r.Message).
 			WithDetails(fabricerr.Detail{ErrorCode: EventstreamNodeNotSupported, Message: r.Field})
+	case definition.FormatNotSupported:
+		return fabricerr.New(http.StatusBadRequest, wire.EventstreamDataFormatNotSupported, "%s", r.Message).
+			WithDetails(fabricerr.Detail{ErrorCode: wire.EventstreamDataFormatNotSupported, Message: r.Field})
+	case definition.SchemaModeNotSupported:
+		return fabricerr.New(http.StatusBadRequest, wire.EventstreamSchemaModeNotSupported, "%s", r.Message).
+			WithDetails(fabricerr.Detail{ErrorCode: wire.EventstreamSchemaModeNotSupported, Message: r.Field})
 	case definition.Corrupted:
 		return fabricerr.New(http.StatusBadRequest, CorruptedPayload, "%s%s", r.Message, fabricerr.DescribeJSON(r.JSON))
 	}

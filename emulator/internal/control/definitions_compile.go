@@ -1,6 +1,7 @@
 package control
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/definition"
@@ -41,6 +42,12 @@ func (r resolver) Destination(ctx context.Context, b definition.Binding, field f
 	return target, nil
 }
 
+// EventSchema finds the Avro schema ref names in an Event Schema Set of
+// workspace ws (ref's own when it names one) the caller can read.
+func (r resolver) EventSchema(ctx context.Context, ws string, ref definition.SchemaRef) (string, error) {
+	return r.p.eventSchema(ctx, r.who, cmp.Or(ref.WorkspaceID, ws), ref)
+}
+
 // planDefinition checks def for Eventstream es (not yet stored on create:
 // no streams) and assigns the ids, changing nothing.
 func (p *Plane) planDefinition(ctx context.Context, who Caller, es store.Item, def definition.Parts) (*definition.Plan, error) {
@@ -61,6 +68,7 @@ func (p *Plane) planDefinition(ctx context.Context, who Caller, es store.Item, d
 func destinationOf(esID string, p *definition.Plan, d definition.Destination) store.Destination {
 	s := eventstream.Spec{Database: d.Target.Database, Name: d.Node.Name}
 	s.Batching = batchingSpec(d.Target)
+	s.Serialization, s.Schemas = d.Serialization, p.Schemas
 	if p.OwnOperators {
 		s.OwnOperators, s.Operators = true, d.Operators
 	}

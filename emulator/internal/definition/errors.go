@@ -20,6 +20,13 @@ const (
 	// Corrupted is a part that is not a JSON object (CorruptedPayload); the
 	// message ends with why JSON did not decode (JSON).
 	Corrupted
+	// FormatNotSupported is a destination, operator or DerivedStream that
+	// cannot take the format its events arrive in
+	// (EventstreamDataFormatNotSupported, its detail naming Field).
+	FormatNotSupported
+	// SchemaModeNotSupported is a node or change schema mode does not take
+	// (EventstreamSchemaModeNotSupported, its detail naming Field).
+	SchemaModeNotSupported
 )
 
 // Refusal is why a definition is refused, in the user's terms.

@@ -44,6 +44,9 @@ type Plan struct {
 	Derived      []DerivedStream // each with its own topic
 	// NodeIDs are the ids of the sources and CustomEndpoint destinations.
 	NodeIDs []string
+	// Schemas are the Avro schemas of the sources in schema mode (empty
+	// otherwise): every destination validates its events against them.
+	Schemas []string
 	// DisplayName and Description are .platform's metadata, when given.
 	DisplayName, Description *string
 }
@@ -54,6 +57,9 @@ type Destination struct {
 	Node      *Node
 	Target    Target
 	Operators json.RawMessage // its own chain; set when Plan.OwnOperators
+	// Serialization is how it reads its events: its own
+	// inputSerialization, else its sources' (nil: Json).
+	Serialization *Serialization
 }
 
 // DerivedStream is a DerivedStream node and the operator chain, formatted
@@ -93,9 +99,15 @@ func Compile(ctx context.Context, in Input, r Resolver) (*Plan, error) {
 	if err := c.derived(p); err != nil {
 		return nil, err
 	}
+	if err := c.formats(p); err != nil {
+		return nil, err
+	}
 	var old *Topology
 	if in.Previous != nil {
 		old, _ = ParseTopology(in.Previous.Topology)
+	}
+	if err := c.schemaMode(ctx, in.WorkspaceID, p, r, old); err != nil {
+		return nil, err
 	}
 	assignIDs(p, def0, old)
 	if err := readPlatform(p); err != nil {

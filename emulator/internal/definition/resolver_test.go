@@ -42,7 +42,7 @@ func (f *fakeResolver) Destination(_ context.Context, b Binding, field func(stri
 	if ws == "" {
 		ws = "ws-1"
 	}
-	return Target{Type: b.Type, WorkspaceID: ws, ItemID: b.ItemID, Table: b.Table, Database: b.Database}, nil
+	return Target{Type: b.Type, WorkspaceID: ws, ItemID: b.ItemID, Table: b.Table, Database: b.Database, IngestionMode: b.IngestionMode}, nil
 }
 
 func newResolver() *fakeResolver {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/definition"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
 )
 
@@ -38,6 +39,12 @@ type Spec struct {
 	// IngestionMode is an Eventhouse destination's dataIngestionMode:
 	// "ProcessedIngestion" ("" means it) or "DirectIngestion".
 	IngestionMode string `json:"ingestionMode,omitempty"`
+	// Serialization is how the destination reads its events (its node's
+	// inputSerialization, or its sources'); nil reads Json.
+	Serialization *definition.Serialization `json:"serialization,omitempty"`
+	// Schemas are the Avro schemas registered for the Eventstream's
+	// sources in schema mode: events that conform to none are dropped.
+	Schemas []string `json:"schemas,omitempty"`
 }
 
 // Batching is a Lakehouse destination's minimumRows and

@@ -113,6 +113,9 @@ func (rt *Runtime) launchDrain(ctx context.Context, props eventstream.Model, d s
 	if err != nil {
 		return nil, nil, err
 	}
+	if !direct(spec) {
+		sink.format = spec.Format() // an Eventhouse's DirectIngestion reads the events as they are
+	}
 	if spec.Batching != nil {
 		err = sink.enableBatching(ctx, *spec.Batching, rt.cfg.Now)
 	} else {

@@ -18,7 +18,9 @@ import (
 //   - a destination's InputEvents and InputEventBytes are the records its
 //     processor received (value bytes), counted once delivered;
 //     DeserializationErrors the received records whose value is not a JSON
-//     object (every destination reads Json here); OutputEvents and
+//     object when the destination reads Json (they are still written, as
+//     {"value": text}), or that do not decode in its Csv or Avro format
+//     (dropped, and logged with partition and offset); OutputEvents and
 //     OutputEventBytes the rows its writer committed; RuntimeErrors every
 //     failed write attempt (and the rows parked after one);
 //     WatermarkDelaySeconds the emulator clock at delivery minus the newest
@@ -122,8 +124,9 @@ type countedSink struct {
 // taken while the processor writes: it reads every value (isJSONObject),
 // which is work of its own.
 func (s *countedSink) Write(ctx context.Context, b drain.Batch) error {
+	jsonFormat := s.processor.jsonFormat()
 	counted := make(chan batchCount, 1)
-	go func() { counted <- countBatch(b) }()
+	go func() { counted <- countBatch(b, jsonFormat) }()
 	before := s.processor.groupsOverLimit()
 	err := s.processor.Write(ctx, b)
 	c := <-counted
@@ -131,8 +134,22 @@ func (s *countedSink) Write(ctx context.Context, b drain.Batch) error {
 	if err != nil {
 		return err
 	}
+	if !jsonFormat {
+		c.bad = s.logFailures(s.processor.takeFailures())
+	}
 	s.add(c)
 	return nil
+}
+
+// logFailures writes each record that did not deserialize into the
+// node's runtime logs, with its partition and offset, and returns how
+// many there were.
+func (s *countedSink) logFailures(fs []decodeFailure) int64 {
+	for _, f := range fs {
+		s.node.Log(s.now(), insights.LevelWarning, "deserialization error, event dropped: "+f.Err.Error(),
+			"partition", f.Partition, "offset", f.Offset)
+	}
+	return int64(len(fs))
 }
 
 // batchCount is what a batch adds to the insights.
@@ -142,13 +159,14 @@ type batchCount struct {
 }
 
 // countBatch counts b's records, their bytes, the values that are not
-// JSON objects, and its newest timestamp.
-func countBatch(b drain.Batch) batchCount {
+// JSON objects when the destination reads Json (jsonFormat), and its
+// newest timestamp.
+func countBatch(b drain.Batch, jsonFormat bool) batchCount {
 	var c batchCount
 	for _, r := range b.Records {
 		c.n++
 		c.size += int64(len(r.Value))
-		if !isJSONObject(r.Value) {
+		if jsonFormat && !isJSONObject(r.Value) {
 			c.bad++
 		}
 		if r.Timestamp.After(c.newest) {

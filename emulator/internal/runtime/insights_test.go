@@ -79,7 +79,7 @@ func TestCountedSinkCountsInputOnce(t *testing.T) {
 		{Value: []byte(` [1,2]`), Timestamp: now.Add(-9 * time.Second)},
 		{Value: nil, Timestamp: now.Add(-8 * time.Second)},
 	}}
-	s.add(countBatch(b))
+	s.add(countBatch(b, true))
 	c := rt.Insights("d1").Counters()
 	want := map[insights.Metric]int64{insights.InputEvents: 3, insights.InputEventBytes: 13, insights.DeserializationErrors: 2, insights.WatermarkDelaySeconds: 7}
 	for k, v := range want {

@@ -66,6 +66,11 @@ type processor struct {
 	log    *slog.Logger
 	panics atomic.Int64 // writer panics recovered
 
+	// format is how record values become rows (Json: FromValue, lazily).
+	format rows.Format
+	// failures are the records of the last Write that did not decode.
+	failures []decodeFailure
+
 	mu      sync.Mutex
 	journal store.Journal
 	batch   *batcher // nil: every batch is committed at once
@@ -155,7 +160,11 @@ func (p *processor) Write(ctx context.Context, b drain.Batch) error {
 	}
 	var out []outRow
 	offsets := copyOffsets(p.journal.Offsets)
-	if p.pipe == nil {
+	p.failures = nil
+	switch {
+	case p.pipe == nil && !p.jsonFormat():
+		out = p.decodedRows(b, offsets)
+	case p.pipe == nil:
 		out = make([]outRow, 0, len(b.Records))
 		for _, r := range b.Records {
 			if next, ok := offsets[r.Partition]; ok && r.Offset < next {
@@ -164,7 +173,10 @@ func (p *processor) Write(ctx context.Context, b drain.Batch) error {
 			out = append(out, outRow{Key: r.Key, Value: r.Value, Headers: r.Headers, Partition: r.Partition, Offset: r.Offset, fromValue: true})
 			offsets[r.Partition] = r.Offset + 1
 		}
-	} else {
+	case !p.jsonFormat():
+		out = derived(p.pipe.Process(p.decodedEvents(b)))
+		offsets = p.pipe.Offsets()
+	default:
 		events := make([]pipeline.Event, len(b.Records))
 		for i, r := range b.Records {
 			events[i] = pipeline.Event{Row: rows.FromValue(r.Value), Timestamp: r.Timestamp, Partition: r.Partition, Offset: r.Offset}

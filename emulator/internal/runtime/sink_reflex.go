@@ -83,10 +83,13 @@ func (w reflexWriter) write(ctx context.Context, seq int64, out []outRow) error 
 		}
 		live = append(live, armed{t, cond})
 	}
+	var same sameRecord
 	for i, r := range out {
 		at := fmt.Sprintf("%d/%d", r.Partition, r.Offset)
 		if r.Offset < 0 {
 			at = fmt.Sprintf("seq-%d/%d", seq, i)
+		} else if k := same.next(r); k > 0 {
+			at = fmt.Sprintf("%s#%d", at, k) // a later row of a CSV or Avro event's rows
 		}
 		row := r.row()
 		for _, l := range live {
