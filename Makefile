@@ -7,6 +7,7 @@
 #   make bench      benchmarks (3 runs each), ending with a summary table against the performance targets
 #   make kafka-image  the local image with apache/kafka:3.9.1's contract
 #   make emulator-image  the emulator as an image (fabrictest/emulator:local)
+#   make cdc-images   PostgreSQL and MariaDB images from Debian's packages, for the CDC sources
 
 GO        ?= go
 ADDR      ?= 127.0.0.1:5080
@@ -17,7 +18,7 @@ LOCAL_KAFKA_IMAGE := fabrictest/kafka:3.9.1-local
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: run build test check test-deps check-scripts test-unit test-fuzz test-container test-witness kafka-image emulator-image docker bench vet
+.PHONY: run build test check test-deps check-scripts test-unit test-fuzz test-container test-witness kafka-image emulator-image cdc-images docker bench vet
 
 run:
 	$(GO) run ./emulator/cmd/fabric-emulator serve --addr $(ADDR) --kafka $(KAFKA) --data-dir $(DATA_DIR)
@@ -136,11 +137,14 @@ kafka-image: docker
 emulator-image: docker
 	bash scripts/build-emulator-image.sh
 
+cdc-images: docker
+	bash scripts/build-cdc-images.sh
+
 # Tier 2: the harness, the witness specs and the examples against real
 # Apache Kafka in a container (the local image with apache/kafka's contract);
 # then the emulator on a secured Apache Kafka (SASL_SSL + SCRAM-SHA-512 and
 # mutual TLS, about 1.5 min).
-test-container: kafka-image emulator-image
+test-container: kafka-image emulator-image cdc-images
 	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
 		$(GO) test -tags container -count=1 -timeout 20m ./fixtures/... ./fabrictest/... ./specs/... ./examples/...
 	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
