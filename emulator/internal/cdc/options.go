@@ -45,8 +45,10 @@ type Options struct {
 	DecimalHandling string
 	// PostgreSQL: the slot, the publication and how it is made.
 	SlotName, PublicationName, PublicationMode string
-	// MySQL: the replica server id the binlog reader presents.
-	ServerID uint32
+	// MySQL: the replica server id the binlog reader presents, and how
+	// the snapshot locks (Minimal, default; Extended; None).
+	ServerID        uint32
+	SnapshotLocking string
 }
 
 // SplitTables splits a tableName property: tables separated by commas.
