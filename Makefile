@@ -123,7 +123,9 @@ FUZZ_TARGETS := \
 	emulator:FuzzDefinition \
 	emulator/internal/definition:FuzzCompile \
 	emulator:FuzzProduceBody \
-	emulator:FuzzStoredEvent
+	emulator:FuzzStoredEvent \
+	emulator/internal/cdc:FuzzPGValue \
+	emulator/internal/cdc:FuzzMyValue
 
 test-fuzz:
 	GO=$(GO) FUZZ_TIME=$(FUZZ_TIME) bash scripts/fuzz.sh $(FUZZ_TARGETS)
@@ -143,12 +145,15 @@ cdc-images: docker
 # Tier 2: the harness, the witness specs and the examples against real
 # Apache Kafka in a container (the local image with apache/kafka's contract);
 # then the emulator on a secured Apache Kafka (SASL_SSL + SCRAM-SHA-512 and
-# mutual TLS, about 1.5 min).
+# mutual TLS, about 1.5 min); then the CDC sources on PostgreSQL and
+# MariaDB built from Debian's packages (make cdc-images).
 test-container: kafka-image emulator-image cdc-images
 	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
 		$(GO) test -tags container -count=1 -timeout 20m ./fixtures/... ./fabrictest/... ./specs/... ./examples/...
 	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
 		$(GO) test -tags container -count=1 -timeout 10m -run '^TestSecuredKafka' ./emulator/
+	$(GO) test -tags container -count=1 -timeout 10m ./emulator/internal/cdc/
+	$(GO) test -tags container -count=1 -timeout 10m -run '^TestCDC' ./emulator/
 
 # Tier 3: the Fabric notebook snippet, unmodified, on JVM Spark and on Sail.
 test-witness: kafka-image

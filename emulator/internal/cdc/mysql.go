@@ -66,6 +66,7 @@ func RunMySQL(ctx context.Context, o Options, pos Positions, sink Sink, ready fu
 		}
 		r.tables[t] = &mt
 	}
+	ready() // the server and tables are fine: the snapshot (if any) runs
 	start, err := r.prepare(ctx)
 	if err != nil || ctx.Err() != nil {
 		return err

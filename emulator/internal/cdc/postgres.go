@@ -42,7 +42,8 @@ type pgRun struct {
 // the tables and the publication, snapshots the tables when no snapshot
 // was delivered yet (snapshotMode), then streams their changes from the
 // slot, saving the position after each delivered transaction. ready is
-// called once the source runs. It returns a coded *Error for what a user
+// called once the checks passed (before the snapshot) and again when
+// streaming starts. It returns a coded *Error for what a user
 // can fix, and nil when ctx ends.
 func RunPostgres(ctx context.Context, o Options, pos Positions, sink Sink, ready func()) error {
 	refs, err := parseTables(o.Tables, "public")
@@ -71,6 +72,7 @@ func RunPostgres(ctx context.Context, o Options, pos Positions, sink Sink, ready
 	if err := pgEnsurePublication(ctx, conn, o.Conn, pub, o.PublicationMode, r.tables); err != nil {
 		return err
 	}
+	ready() // the server, tables and publication are fine: the snapshot (if any) runs
 	start, err := r.prepare(ctx, conn)
 	if err != nil || ctx.Err() != nil {
 		return err
@@ -93,6 +95,9 @@ func (r *pgRun) prepare(ctx context.Context, conn *pgconn.PgConn) (pglogrepl.LSN
 	p, lsn, err := decodePGPosition(saved)
 	if err != nil {
 		return 0, err
+	}
+	if p != nil && p.Slot != r.o.SlotName { // the source now names another slot: start afresh
+		p = nil
 	}
 	exists, err := pgSlotExists(ctx, conn, r.o.Conn, r.o.SlotName)
 	if err != nil {

@@ -41,6 +41,9 @@ func (p *Plane) checkCDCSource(ctx context.Context, ws string, n *definition.Nod
 		"snapshotMode":        {cdc.SnapshotInitial, cdc.SnapshotInitialOnly, cdc.SnapshotNoData},
 		"decimalHandlingMode": {cdc.DecimalPrecise, cdc.DecimalDouble, cdc.DecimalString},
 	}
+	if n.Type == eventstream.MySQLCDCType {
+		enums["snapshotLockingMode"] = []string{cdc.LockingMinimal, cdc.LockingExtended, cdc.LockingNone}
+	}
 	if n.Type == eventstream.PostgreSQLCDCType {
 		enums["publicationAutoCreateMode"] = []string{cdc.PublicationFiltered, cdc.PublicationAllTables, cdc.PublicationDisabled}
 	}

@@ -33,7 +33,8 @@ type CDCSource struct {
 	PublicationName           string `json:"publicationName,omitempty"`
 	PublicationAutoCreateMode string `json:"publicationAutoCreateMode,omitempty"`
 	// MySQL.
-	ServerID int64 `json:"serverId,omitempty"`
+	ServerID            int64  `json:"serverId,omitempty"`
+	SnapshotLockingMode string `json:"snapshotLockingMode,omitempty"`
 	// Name is the source node's name: source.name in its events.
 	Name string `json:"name"`
 }
@@ -50,6 +51,7 @@ func CDCSourceOf(n *definition.Node) CDCSource {
 		PublicationName:           n.Str("publicationName"),
 		PublicationAutoCreateMode: n.Str("publicationAutoCreateMode"),
 		ServerID:                  numberProp(n, "serverId"),
+		SnapshotLockingMode:       n.Str("snapshotLockingMode"),
 		Name:                      n.Name,
 	}
 }

@@ -117,6 +117,7 @@ func cdcOptions(s sourceSpec) cdc.Options {
 		PublicationName: c.PublicationName,
 		PublicationMode: cmp.Or(c.PublicationAutoCreateMode, cdc.PublicationFiltered),
 		ServerID:        uint32(c.ServerID),
+		SnapshotLocking: cmp.Or(c.SnapshotLockingMode, cdc.LockingMinimal),
 	}
 }
 
