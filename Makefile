@@ -153,7 +153,7 @@ test-container: kafka-image emulator-image cdc-images
 	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
 		$(GO) test -tags container -count=1 -timeout 10m -run '^TestSecuredKafka' ./emulator/
 	$(GO) test -tags container -count=1 -timeout 10m ./emulator/internal/cdc/
-	$(GO) test -tags container -count=1 -timeout 10m -run '^TestCDC' ./emulator/
+	$(GO) test -tags container -count=1 -timeout 10m -run '^TestCDC' ./emulator/ ./emulator/cmd/fabric-emulator/
 
 # Tier 3: the Fabric notebook snippet, unmodified, on JVM Spark and on Sail.
 test-witness: kafka-image
