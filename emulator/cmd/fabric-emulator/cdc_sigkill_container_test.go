@@ -102,7 +102,7 @@ func TestCDCSourceLosesNothingAcrossSIGKILL(t *testing.T) {
 		t.Fatalf("the writer inserted only %d rows", n)
 	}
 
-	seen := map[int]int{}
+	var seen map[int]int
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		seen = map[int]int{}
