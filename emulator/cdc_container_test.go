@@ -139,8 +139,9 @@ func TestCDCSourcesLandChangesInLakehouse(t *testing.T) {
 	}
 }
 
-// TestCDCSourceNamedErrors: a wrong password and a missing table make the
-// source Failed with the error's code in the topology.
+// TestCDCSourceNamedErrors: a wrong password, a missing table and a
+// server without logical replication or binary log make the source Failed
+// with the error's code in the topology.
 func TestCDCSourceNamedErrors(t *testing.T) {
 	for _, typ := range []string{"PostgreSQLCDC", "MySQLCDC"} {
 		t.Run(typ, func(t *testing.T) {
@@ -185,6 +186,50 @@ func TestCDCSourceNamedErrors(t *testing.T) {
 					t.Fatalf("%s: node %v, want errorCode %s", name, n, tc.code)
 				}
 			}
+
+			// A server without logical replication (PostgreSQL) or binary log (MySQL).
+			off, code := startCDCServerOff(t, typ)
+			off.conn["workspaceId"] = ws
+			e.must(201, e.call("PUT", "/v1/_emulator/connections/off-conn", off.conn))
+			props := map[string]any{"dataConnectionId": "off-conn"}
+			for k, v := range off.props {
+				props[k] = v
+			}
+			base, _ := deploy(t, e, ws, "err-off", map[string]any{"type": typ, "properties": props}, "", "")
+			var n map[string]any
+			waitFor(t, 30*time.Second, "the server without a change log to fail the source", func() bool {
+				n = sourceNode(t, e, base, "err-off-src")
+				return n["status"] == "Failed"
+			})
+			if errObj, _ := n["error"].(map[string]any); errObj["errorCode"] != code {
+				t.Fatalf("node %v, want errorCode %s", n, code)
+			}
 		})
 	}
+}
+
+// startCDCServerOff starts a server of typ that a CDC source cannot read
+// (wal_level=replica; no binary log), with table orders, and the code the
+// source fails with.
+func startCDCServerOff(t *testing.T, typ string) (cdcCase, string) {
+	t.Helper()
+	ctx := context.Background()
+	if typ == "PostgreSQLCDC" {
+		c, err := postgres.Run(ctx, postgres.ImageFromEnv(), postgres.WithoutLogicalReplication())
+		testcontainers.CleanupContainer(t, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		host, port, _ := c.HostPort(ctx)
+		return cdcCase{typ: typ, conn: map[string]any{"server": fmt.Sprintf("%s:%d", host, port), "database": c.Database, "username": c.User, "password": c.Password},
+			props: map[string]any{"tableName": "orders", "slotName": "off_slot"}}, "CDCLogicalReplicationDisabled"
+	}
+	c, err := mariadb.Run(ctx, mariadb.ImageFromEnv(), mariadb.WithoutBinlog())
+	testcontainers.CleanupContainer(t, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, port, _ := c.HostPort(ctx)
+	return cdcCase{typ: typ, conn: map[string]any{"server": fmt.Sprintf("%s:%d", host, port), "database": c.Database, "username": c.User, "password": c.Password},
+		props: map[string]any{"tableName": "orders", "serverId": 99}}, "CDCBinlogDisabled"
 }
