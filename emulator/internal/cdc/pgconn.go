@@ -19,7 +19,9 @@ func pgConnect(ctx context.Context, c Conn, replication bool) (*pgconn.PgConn, e
 		return nil, err
 	}
 	cfg.Host, cfg.Port, cfg.Database, cfg.User, cfg.Password = c.Host, uint16(c.Port), c.Database, c.User, c.Password
-	cfg.Fallbacks = nil
+	for _, fb := range cfg.Fallbacks { // sslmode=prefer: TLS first, then the same address without
+		fb.Host, fb.Port = c.Host, uint16(c.Port)
+	}
 	if replication {
 		cfg.RuntimeParams["replication"] = "database"
 	}
