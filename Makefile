@@ -7,6 +7,7 @@
 #   make bench      benchmarks (3 runs each), ending with a summary table against the performance targets
 #   make kafka-image  the local image with apache/kafka:3.9.1's contract
 #   make emulator-image  the emulator as an image (fabrictest/emulator:local)
+#   make cdc-images   PostgreSQL and MariaDB images from Debian's packages, for the CDC sources
 
 GO        ?= go
 ADDR      ?= 127.0.0.1:5080
@@ -17,7 +18,7 @@ LOCAL_KAFKA_IMAGE := fabrictest/kafka:3.9.1-local
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: portal-screenshots run build test check test-deps check-scripts test-unit test-fuzz test-container test-witness kafka-image emulator-image docker bench vet
+.PHONY: portal-screenshots run build test check test-deps check-scripts test-unit test-fuzz test-container test-witness kafka-image emulator-image cdc-images docker bench vet
 
 run:
 	$(GO) run ./emulator/cmd/fabric-emulator serve --addr $(ADDR) --kafka $(KAFKA) --data-dir $(DATA_DIR)
@@ -125,7 +126,9 @@ FUZZ_TARGETS := \
 	emulator:FuzzDefinition \
 	emulator/internal/definition:FuzzCompile \
 	emulator:FuzzProduceBody \
-	emulator:FuzzStoredEvent
+	emulator:FuzzStoredEvent \
+	emulator/internal/cdc:FuzzPGValue \
+	emulator/internal/cdc:FuzzMyValue
 
 test-fuzz:
 	GO=$(GO) FUZZ_TIME=$(FUZZ_TIME) bash scripts/fuzz.sh $(FUZZ_TARGETS)
@@ -139,15 +142,21 @@ kafka-image: docker
 emulator-image: docker
 	bash scripts/build-emulator-image.sh
 
+cdc-images: docker
+	bash scripts/build-cdc-images.sh
+
 # Tier 2: the harness, the witness specs and the examples against real
 # Apache Kafka in a container (the local image with apache/kafka's contract);
 # then the emulator on a secured Apache Kafka (SASL_SSL + SCRAM-SHA-512 and
-# mutual TLS, about 1.5 min).
-test-container: kafka-image emulator-image
+# mutual TLS, about 1.5 min); then the CDC sources on PostgreSQL and
+# MariaDB built from Debian's packages (make cdc-images).
+test-container: kafka-image emulator-image cdc-images
 	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
 		$(GO) test -tags container -count=1 -timeout 20m ./fixtures/... ./fabrictest/... ./specs/... ./examples/...
 	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
 		$(GO) test -tags container -count=1 -timeout 10m -run '^TestSecuredKafka' ./emulator/
+	$(GO) test -tags container -count=1 -timeout 10m ./emulator/internal/cdc/
+	$(GO) test -tags container -count=1 -timeout 10m -run '^TestCDC' ./emulator/ ./emulator/cmd/fabric-emulator/
 
 # Tier 3: the Fabric notebook snippet, unmodified, on JVM Spark and on Sail.
 test-witness: kafka-image

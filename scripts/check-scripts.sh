@@ -12,6 +12,7 @@
 #    asserting it did no work:
 #      build-kafka-image.sh --force      image fabrictest/kafka:3.9.1-local
 #      build-emulator-image.sh --force   image fabrictest/emulator:local
+#      build-cdc-images.sh --force       image fabrictest/postgres:15-local (and mariadb)
 #      install-python-deps.sh            a fresh venv in a temporary directory
 #      install-node-clients.sh           a fresh npm ci in a temporary directory
 #      install-test-deps.sh              kcat removed first (root only), axe-core removed first
@@ -125,6 +126,7 @@ check_shellcheck
 check_test_deps
 check_image build-kafka-image.sh "${FABRICTEST_KAFKA_LOCAL_IMAGE:-fabrictest/kafka:3.9.1-local}"
 check_image build-emulator-image.sh "${FABRICTEST_EMULATOR_IMAGE:-fabrictest/emulator:local}"
+check_image build-cdc-images.sh "${FABRICTEST_POSTGRES_IMAGE:-fabrictest/postgres:15-local}"
 check_python_deps
 check_node_clients
 check_up_to_date

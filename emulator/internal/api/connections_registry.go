@@ -37,6 +37,14 @@ const ConnectionInOtherWorkspace = wire.ConnectionInOtherWorkspace
 func renderConnection(v control.VisibleConnection) map[string]any {
 	var k runtime.KafkaConnection
 	_ = json.Unmarshal(v.Spec, &k)
+	if k.Server != "" { // a database connection (CDC sources)
+		out := map[string]any{"id": v.ID, "workspaceId": v.WorkspaceID, "server": k.Server, "database": k.Database,
+			"hasPassword": k.Password != "", "updatedAt": v.UpdatedAt}
+		if v.Role >= store.RoleContributor {
+			out["username"] = k.Username
+		}
+		return out
+	}
 	out := map[string]any{"id": v.ID, "workspaceId": v.WorkspaceID, "bootstrapServers": k.BootstrapServers,
 		"securityProtocol": k.SecurityProtocol, "updatedAt": v.UpdatedAt}
 	if k.EventHub != "" {

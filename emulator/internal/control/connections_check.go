@@ -20,6 +20,9 @@ import (
 // CheckConnection validates k in place, filling the defaults (security
 // protocol, SASL mechanism) and what a connection string stands for.
 func CheckConnection(k *runtime.KafkaConnection) error {
+	if k.Server != "" || k.Database != "" {
+		return checkDatabaseConnection(k)
+	}
 	if err := eventHubConnection(k); err != nil {
 		return err
 	}
@@ -171,4 +174,29 @@ func connectionStringFields(s string) map[string]string {
 		}
 	}
 	return out
+}
+
+// Database connections: a PostgreSQLCDC or MySQLCDC source names a
+// connection registered with {"workspaceId", "server": "host[:port]",
+// "database", "username", "password"} (Fabric's connection for these
+// sources: server, database, Basic authentication).
+
+// checkDatabaseConnection validates a database connection.
+func checkDatabaseConnection(k *runtime.KafkaConnection) error {
+	k.Server, k.Database = strings.TrimSpace(k.Server), strings.TrimSpace(k.Database)
+	switch {
+	case k.Server == "":
+		return fabricerr.BadParameter("server", "required: the database server's host (or host:port)")
+	case k.Database == "":
+		return fabricerr.BadParameter("database", "required: the database the source reads")
+	case k.Username == "" || k.Password == "":
+		return fabricerr.BadParameter("username", "a database connection needs a username and a password (Basic authentication)")
+	case k.BootstrapServers != "" || k.ConnectionString != "" || k.SecurityProtocol != "" || k.SASLMechanism != "" ||
+		k.CACertificates != "" || k.ClientCertificate != "" || k.ClientKey != "":
+		return fabricerr.BadParameter("server", "a database connection (server, database) takes no Kafka or Event Hubs settings")
+	}
+	if h, p, err := net.SplitHostPort(k.Server); err == nil && (h == "" || p == "") {
+		return fabricerr.BadParameter("server", "%q is not host or host:port", k.Server)
+	}
+	return nil
 }

@@ -32,6 +32,10 @@ func (p *Plane) planSource(ctx context.Context, ws string, n *definition.Node) (
 		n.Raw["type"] = t
 		return true, p.checkEventHubSource(ctx, ws, n)
 	}
+	if t, isCDC := OneOf(n.Type, eventstream.CDCSourceTypes); isCDC {
+		n.Raw["type"], n.Type = t, t
+		return true, p.checkCDCSource(ctx, ws, n)
+	}
 	return false, nil
 }
 

@@ -10,7 +10,21 @@ import (
 // sourceRefusals gives the reason a source type is refused when it is
 // more specific than the default (SampleData and Kafka-protocol sources
 // run: the Resolver says so).
-var sourceRefusals = map[string]string{}
+var sourceRefusals = map[string]string{
+	"azuresqldbcdc":      cdcRefusal("Azure SQL Database"),
+	"azuresqlmidbcdc":    cdcRefusal("Azure SQL Managed Instance"),
+	"sqlserveronvmdbcdc": cdcRefusal("SQL Server"),
+	"azurecosmosdbcdc":   cdcRefusal("Azure Cosmos DB"),
+	"mongodbcdc":         cdcRefusal("MongoDB"),
+	"oracledbcdc":        cdcRefusal("Oracle Database"),
+}
+
+// cdcRefusal is why a CDC source of a database the emulator has no local
+// server for is refused.
+func cdcRefusal(db string) string {
+	return "change data capture from " + db + " needs a server the emulator cannot run locally; " +
+		"the CDC sources that run are PostgreSQLCDC and MySQLCDC (or produce the change events yourself through a CustomEndpoint source)"
+}
 
 // defaultSourceRefusal is why a source the emulator does not run is refused.
 const defaultSourceRefusal = "it reads from a service the emulator has no connection to; use a CustomEndpoint source and produce the events yourself"

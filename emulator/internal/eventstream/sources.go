@@ -38,6 +38,8 @@ type Source struct {
 	// SampleData). An Event Hubs source's topic is its connection's event
 	// hub, known when it runs; its startPosition is AutoOffsetReset.
 	Kafka *KafkaSource `json:"kafka,omitempty"`
+	// CDC is a PostgreSQLCDC or MySQLCDC source's properties.
+	CDC *CDCSource `json:"cdc,omitempty"`
 }
 
 // KafkaSource are a Kafka-protocol (or Event Hubs) source's properties.
@@ -74,6 +76,9 @@ func SourcesOf(t *definition.Topology) []Source {
 		case IsEventHub(n.Type):
 			k := eventHubSourceOf(n)
 			s.Kafka = &k
+		case slices.Contains(CDCSourceTypes, n.Type):
+			c := CDCSourceOf(n)
+			s.CDC = &c
 		default:
 			continue
 		}

@@ -66,6 +66,12 @@ type KafkaConnection struct {
 	CACertificates    string `json:"caCertificates,omitempty"`
 	ClientCertificate string `json:"clientCertificate,omitempty"`
 	ClientKey         string `json:"clientKey,omitempty"`
+	// Server and Database make it a database connection instead, the one
+	// PostgreSQLCDC and MySQLCDC sources name: the server's host (with a
+	// port, host:port, that wins over the source's port property) and the
+	// database; Username and Password log in.
+	Server   string `json:"server,omitempty"`
+	Database string `json:"database,omitempty"`
 }
 
 // DataConnection loads connection id for a source of workspace ws: a

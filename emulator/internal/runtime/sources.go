@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/cdc"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/sample"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
@@ -29,20 +30,27 @@ const SourceFailed = "SourceFailed"
 // sourceError is why a runner is failing; the topology renders it.
 type sourceError struct{ err error }
 
-func (e *sourceError) Error() string     { return e.err.Error() }
-func (e *sourceError) Unwrap() error     { return e.err }
-func (e *sourceError) ErrorCode() string { return SourceFailed }
+func (e *sourceError) Error() string { return e.err.Error() }
+func (e *sourceError) Unwrap() error { return e.err }
+func (e *sourceError) ErrorCode() string {
+	var coded *cdc.Error // a CDC failure a user can fix keeps its own code
+	if errors.As(e.err, &coded) {
+		return coded.Code
+	}
+	return SourceFailed
+}
 
 // sourceSpec is what a runner needs; two specs that marshal alike run alike.
 type sourceSpec struct {
-	EventstreamID string            `json:"eventstreamId"`
-	ID            string            `json:"id"`
-	Type          string            `json:"type"`
-	Topic         string            `json:"topic"`
-	Sample        string            `json:"sample,omitempty"`
-	Kafka         *KafkaSourceProps `json:"kafka,omitempty"`
-	Conn          *KafkaConnection  `json:"conn,omitempty"`
-	ConnErr       string            `json:"connErr,omitempty"`
+	EventstreamID string                 `json:"eventstreamId"`
+	ID            string                 `json:"id"`
+	Type          string                 `json:"type"`
+	Topic         string                 `json:"topic"`
+	Sample        string                 `json:"sample,omitempty"`
+	Kafka         *KafkaSourceProps      `json:"kafka,omitempty"`
+	CDC           *eventstream.CDCSource `json:"cdc,omitempty"`
+	Conn          *KafkaConnection       `json:"conn,omitempty"`
+	ConnErr       string                 `json:"connErr,omitempty"`
 	paused        bool
 }
 
@@ -112,6 +120,9 @@ func (rt *Runtime) wantedSources(ctx context.Context, es store.Item) ([]sourceSp
 			paused: streamPaused || props.IsPaused(src.ID), Sample: src.Sample}
 		if src.Kafka != nil {
 			rt.kafkaSource(ctx, es.WorkspaceID, src, &s)
+		}
+		if src.CDC != nil {
+			rt.cdcSource(ctx, es.WorkspaceID, src, &s)
 		}
 		out = append(out, s)
 	}
@@ -190,6 +201,8 @@ func (rt *Runtime) startSource(s sourceSpec) *sourceRunner {
 			rt.srcs.gens[key] = g
 		}
 		go func() { defer close(run.done); rt.runSample(ctx, run, g, log) }()
+	case s.CDC != nil:
+		go func() { defer close(run.done); rt.runCDC(ctx, run, log) }()
 	default:
 		go func() { defer close(run.done); rt.runKafka(ctx, run, log) }()
 	}
@@ -211,7 +224,9 @@ func (rt *Runtime) SyncConnection(connID string) {
 	rt.srcs.mu.Lock()
 	var ids []string
 	for _, run := range rt.srcs.runners {
-		if k := run.spec.Kafka; k != nil && strings.EqualFold(k.DataConnectionID, connID) && !slices.Contains(ids, run.spec.EventstreamID) {
+		uses := run.spec.Kafka != nil && strings.EqualFold(run.spec.Kafka.DataConnectionID, connID) ||
+			run.spec.CDC != nil && strings.EqualFold(run.spec.CDC.DataConnectionID, connID)
+		if uses && !slices.Contains(ids, run.spec.EventstreamID) {
 			ids = append(ids, run.spec.EventstreamID)
 		}
 	}

@@ -135,7 +135,7 @@ func Open(dir string) (*Store, error) {
 	// One connection: SQLite serialises writers anyway, and an in-memory
 	// database exists per connection.
 	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(schema + dataConnectionsSchema + insightsSchema + bufferSchema + clockSchema); err != nil {
+	if _, err := db.Exec(schema + dataConnectionsSchema + insightsSchema + bufferSchema + clockSchema + positionsSchema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("create metadata schema: %w", err)
 	}

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# build-cdc-images.sh — build the database images the CDC sources are tested
+# against, on this machine, without any image registry (make cdc-images):
+#
+#   fabrictest/postgres:15-local    PostgreSQL 15, wal_level=logical
+#   fabrictest/mariadb:10.11-local  MariaDB 10.11 (Debian's mariadb-server), row-based binlog
+#
+# 1. Makes sure a Docker engine runs (scripts/ensure-docker.sh).
+# 2. Base image fabrictest/db-base:bookworm: a Debian bookworm minbase rootfs
+#    made with debootstrap from the Debian mirror this machine's apt
+#    configuration names, with postgresql-15 and mariadb-server installed in
+#    it (services kept from starting), imported with `docker import`.
+# 3. `docker build` of fixtures/cdc-image/Dockerfile.{postgres,mariadb} FROM it.
+#
+# Idempotent: each image carries a hash of its recipe in a label; an image
+# whose label matches is kept, so a second run takes about a second.
+#
+# Options / environment:
+#   --force                       rebuild the two images even if up to date
+#   --force-base                  also rebuild the base image
+#   FABRICTEST_POSTGRES_IMAGE     PostgreSQL tag (default fabrictest/postgres:15-local)
+#   FABRICTEST_MARIADB_IMAGE      MariaDB tag (default fabrictest/mariadb:10.11-local)
+#   FABRICTEST_DB_BASE_IMAGE      base tag (default fabrictest/db-base:bookworm)
+#   FABRICTEST_DEBIAN_MIRROR      Debian mirror for debootstrap (default: read
+#                                 from /etc/apt/sources.list.d/ or sources.list)
+#   FABRICTEST_CACHE              cache dir (default ${XDG_CACHE_HOME:-~/.cache}/fabrictest)
+set -euo pipefail
+
+log() { printf 'build-cdc-images: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo_root=$(cd "$script_dir/.." && pwd)
+recipe_dir=$repo_root/fixtures/cdc-image
+
+pg_image=${FABRICTEST_POSTGRES_IMAGE:-fabrictest/postgres:15-local}
+my_image=${FABRICTEST_MARIADB_IMAGE:-fabrictest/mariadb:10.11-local}
+base_image=${FABRICTEST_DB_BASE_IMAGE:-fabrictest/db-base:bookworm}
+cache_dir=${FABRICTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fabrictest}
+hash_label=io.github.fabrictest.recipe-hash
+suite=bookworm
+db_packages=(postgresql-15 mariadb-server mariadb-client)
+
+force=0
+force_base=0
+for arg in "$@"; do
+  case "$arg" in
+    --force) force=1 ;;
+    --force-base) force=1; force_base=1 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument: $arg" ;;
+  esac
+done
+
+start_all=$SECONDS
+tmp_dirs=()
+cleanup() {
+  local d
+  for d in "${tmp_dirs[@]+"${tmp_dirs[@]}"}"; do
+    [ -d "$d" ] || continue
+    # debootstrap and the chroot install mount proc/sys inside the target:
+    # never delete through a mount.
+    if command -v findmnt >/dev/null 2>&1; then
+      { findmnt -rno TARGET | grep -F "$d/" || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+    fi
+    rm -rf --one-file-system "$d" 2>/dev/null || true
+  done
+}
+on_exit() {
+  local status=$?
+  set +e
+  cleanup
+  exit "$status"
+}
+trap on_exit EXIT
+
+label_of() { # image label -> value or empty
+  docker image inspect --format "{{ index .Config.Labels \"$2\" }}" "$1" 2>/dev/null || true
+}
+
+bash "$script_dir/ensure-docker.sh"
+
+# ---------------------------------------------------------------- base image
+base_recipe="debootstrap --variant=minbase $suite; chroot apt-get install ${db_packages[*]}; policy-rc.d; v1"
+base_hash=$(printf '%s' "$base_recipe" | sha256sum | cut -d' ' -f1)
+
+debian_mirror() {
+  if [ -n "${FABRICTEST_DEBIAN_MIRROR:-}" ]; then
+    printf '%s\n' "$FABRICTEST_DEBIAN_MIRROR"
+    return
+  fi
+  local f uri=
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    uri=$(awk -v suite="$suite" '
+      function flush() { if (types ~ /(^| )deb( |$)/ && (" " suites " ") ~ (" " suite " ") && uris != "" && found == "") { split(uris, u, " "); found = u[1] } types = ""; suites = ""; uris = "" }
+      /^[[:space:]]*$/ { flush(); next }
+      /^[[:space:]]*#/ { next }
+      tolower($1) == "types:" { $1 = ""; types = $0 }
+      tolower($1) == "suites:" { $1 = ""; suites = $0 }
+      tolower($1) == "uris:" { $1 = ""; uris = $0 }
+      END { flush(); print found }' "$f")
+    [ -n "$uri" ] && break
+  done
+  if [ -z "$uri" ]; then
+    uri=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+      awk -v suite="$suite" '$1 == "deb" { i = 2; if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ } if ($(i + 1) == suite) { print $i; exit } }')
+  fi
+  [ -n "$uri" ] || die "no Debian mirror for $suite in the apt configuration; set FABRICTEST_DEBIAN_MIRROR"
+  printf '%s\n' "${uri%/}"
+}
+
+ensure_debootstrap() {
+  command -v debootstrap >/dev/null 2>&1 && return
+  log "installing debootstrap"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! apt-cache show debootstrap >/dev/null 2>&1; then
+    timeout 600 apt-get -y -q update </dev/null >&2
+  fi
+  timeout 600 apt-get -y -q install --no-install-recommends debootstrap </dev/null >&2
+}
+
+# install_packages installs the database packages into rootfs $1 with a
+# policy-rc.d that keeps their services from starting in the chroot.
+install_packages() {
+  local rootfs=$1
+  printf '#!/bin/sh\nexit 101\n' >"$rootfs/usr/sbin/policy-rc.d"
+  chmod 0755 "$rootfs/usr/sbin/policy-rc.d"
+  cp /etc/resolv.conf "$rootfs/etc/resolv.conf" 2>/dev/null || true
+  mount -t proc proc "$rootfs/proc"
+  if ! timeout 1200 chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 \
+    apt-get -y -q install --no-install-recommends "${db_packages[@]}" </dev/null >>"$cache_dir/db-debootstrap.log" 2>&1; then
+    umount -l "$rootfs/proc" || true
+    tail -n 20 "$cache_dir/db-debootstrap.log" >&2 || true
+    die "installing ${db_packages[*]} failed (log: $cache_dir/db-debootstrap.log)"
+  fi
+  umount -l "$rootfs/proc"
+  rm -f "$rootfs/usr/sbin/policy-rc.d"
+  # The package's own cluster and data dir are not the images': each entrypoint makes its own.
+  rm -rf "$rootfs"/var/lib/postgresql/15/main "$rootfs"/etc/postgresql/15/main "$rootfs"/var/lib/mysql/*
+}
+
+build_base() {
+  local t0=$SECONDS mirror rootfs
+  [ "$(id -u)" -eq 0 ] || die "building $base_image needs root (debootstrap)"
+  ensure_debootstrap
+  mirror=$(debian_mirror)
+  mkdir -p "$cache_dir"
+  : >"$cache_dir/db-debootstrap.log"
+  rootfs=$(mktemp -d "$cache_dir/db-rootfs.XXXXXX")
+  tmp_dirs+=("$rootfs")
+  log "debootstrap $suite minbase (about a minute) ..."
+  if ! timeout 1200 debootstrap --variant=minbase "$suite" "$rootfs" "$mirror" >>"$cache_dir/db-debootstrap.log" 2>&1; then
+    tail -n 20 "$cache_dir/db-debootstrap.log" >&2 || true
+    die "debootstrap failed (log: $cache_dir/db-debootstrap.log)"
+  fi
+  log "installing ${db_packages[*]} in the rootfs ..."
+  install_packages "$rootfs"
+  rm -rf "${rootfs:?}"/var/cache/apt/archives/*.deb "${rootfs:?}"/var/lib/apt/lists/* "${rootfs:?}"/tmp/* "${rootfs:?}"/var/log/*.log
+  log "importing rootfs as $base_image ($(du -sh --one-file-system "$rootfs" | cut -f1)) ..."
+  tar --numeric-owner --one-file-system -C "$rootfs" -c . |
+    docker import \
+      --change "ENV LANG=C.UTF-8" \
+      --change "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
+      --change "LABEL $hash_label=$base_hash" \
+      --change 'CMD ["/bin/bash"]' \
+      - "$base_image" >/dev/null
+  rm -rf --one-file-system "$rootfs"
+  log "base image $base_image ready in $((SECONDS - t0)) s"
+}
+
+if [ "$force_base" = 1 ] || [ "$(label_of "$base_image" "$hash_label")" != "$base_hash" ]; then
+  build_base
+else
+  log "base image $base_image is up to date"
+fi
+base_id=$(docker image inspect --format '{{.Id}}' "$base_image")
+
+# ---------------------------------------------------------------- the two images
+build_one() { # image dockerfile entrypoint
+  local image=$1 dockerfile=$2 entry=$3 recipe_hash t0=$SECONDS context
+  recipe_hash=$(
+    {
+      printf 'base %s\n' "$base_id"
+      sha256sum "${BASH_SOURCE[0]}" | cut -d' ' -f1
+      (cd "$recipe_dir" && sha256sum "$dockerfile" "$entry")
+    } | sha256sum | cut -d' ' -f1
+  )
+  if [ "$force" = 0 ] && [ "$(label_of "$image" "$hash_label")" = "$recipe_hash" ]; then
+    log "$image is up to date (recipe ${recipe_hash:0:12})"
+    return
+  fi
+  built=$((built + 1))
+  mkdir -p "$cache_dir"
+  context=$(mktemp -d "$cache_dir/db-context.XXXXXX")
+  tmp_dirs+=("$context")
+  cp "$recipe_dir/$dockerfile" "$context/Dockerfile"
+  cp "$recipe_dir/$entry" "$context/"
+  log "docker build $image (recipe ${recipe_hash:0:12}) ..."
+  if ! DOCKER_BUILDKIT=0 timeout 900 docker build --quiet \
+    --build-arg "BASE_IMAGE=$base_image" --build-arg "RECIPE_HASH=$recipe_hash" \
+    -t "$image" "$context" >"$cache_dir/db-docker-build.log" 2>&1; then
+    tail -n 30 "$cache_dir/db-docker-build.log" >&2 || true
+    die "docker build $image failed (log: $cache_dir/db-docker-build.log)"
+  fi
+  log "$image built in $((SECONDS - t0)) s"
+}
+
+built=0
+build_one "$pg_image" Dockerfile.postgres postgres-entrypoint.sh
+build_one "$my_image" Dockerfile.mariadb mariadb-entrypoint.sh
+if [ "$built" = 0 ]; then
+  log "$pg_image and $my_image are up to date; nothing to do ($((SECONDS - start_all)) s)"
+  exit 0
+fi
+log "done in $((SECONDS - start_all)) s"
+docker image ls --filter "reference=$pg_image" --filter "reference=$my_image" >&2
