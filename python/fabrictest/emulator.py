@@ -27,7 +27,8 @@ class FabricEmulator:
     ``url`` (``http://127.0.0.1:<port>``, ``https://…`` under ``--tls``),
     ``kafka_bootstrap`` (the embedded broker), ``kafka_endpoint`` (the custom
     endpoint's Kafka surface), ``ca`` (the CA file under ``--tls``, else
-    ``None``), ``data_dir``, ``binary``.
+    ``None``), ``data_dir``, ``binary``, ``kafka`` (``embedded``, or the
+    Apache Kafka ``host:port`` the emulator runs on).
     """
 
     def __init__(self, process: Process) -> None:
@@ -38,6 +39,7 @@ class FabricEmulator:
         self.ca: Path | None = process.ca
         self.data_dir = process.data_dir
         self.binary = process.binary
+        self.kafka = process.kafka
         self._tokens: dict[tuple[str | None, str | None], str] = {}
 
     def ssl_context(self) -> ssl.SSLContext | None:

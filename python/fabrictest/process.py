@@ -75,15 +75,17 @@ def build(root: Path, build_dir: Path) -> Path:
 class Process:
     """A running ``fabric-emulator serve``: ``url``, ``kafka_bootstrap`` (the
     embedded broker), ``kafka_endpoint`` (the custom endpoint's Kafka
-    surface), ``data_dir``, ``ca`` (``<data-dir>/tls/ca.pem`` under TLS)."""
+    surface), ``data_dir``, ``ca`` (``<data-dir>/tls/ca.pem`` under TLS),
+    ``kafka`` (``embedded``, or the Apache Kafka ``host:port`` behind it)."""
 
     def __init__(self, binary: Path, *, tls: bool = False, data_dir: Path | None = None,
-                 extra_args: Sequence[str] = (), ready_timeout: float = 60.0) -> None:
+                 extra_args: Sequence[str] = (), ready_timeout: float = 60.0, kafka: str = "embedded") -> None:
         self.binary = binary
         self.tls = tls
+        self.kafka = kafka
         self.data_dir = data_dir or Path(tempfile.mkdtemp(prefix="fabric-emulator-"))
         self.log_path = self.data_dir.parent / (self.data_dir.name + ".log")
-        args = [str(binary), "serve", "--addr", "127.0.0.1:0", "--kafka", "embedded",
+        args = [str(binary), "serve", "--addr", "127.0.0.1:0", "--kafka", kafka,
                 "--kafka-endpoint", "127.0.0.1:0", "--amqp-endpoint", "127.0.0.1:0",
                 "--data-dir", str(self.data_dir), *extra_args]
         if tls:
