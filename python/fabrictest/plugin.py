@@ -18,7 +18,8 @@ Options: ``--fabric-emulator-bin PATH`` (else ``$FABRIC_EMULATOR_BIN``, else
 ``--fabric-emulator-tls`` (HTTPS and SASL_SSL, as Fabric),
 ``--fabric-emulator-kafka HOST:PORT`` (else ``$FABRIC_EMULATOR_KAFKA``, else the
 embedded broker: Apache Kafka behind the emulator, which JVM Spark's Kafka
-source needs), and ``--fabric-emulator-arg ARG`` (repeatable: more ``serve`` flags).
+source needs), ``--fabric-emulator-kql-url URL`` (else ``$FABRIC_KQL_URL``: the
+Kusto engine Eventhouse destinations write to), and ``--fabric-emulator-arg ARG`` (repeatable: more ``serve`` flags).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from .notebook import ENGINE_ENV, WORKSPACE_ENV, NotebookRun, notebook_missing, 
 from .process import EmulatorStartError, Process, find_binary
 
 KAFKA_ENV = "FABRIC_EMULATOR_KAFKA"
+KQL_ENV = "FABRIC_KQL_URL"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -49,6 +51,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="serve HTTPS and SASL_SSL with the emulator's CA (fabric_emulator.ca)")
     group.addoption("--fabric-emulator-kafka", default=None, metavar="HOST:PORT",
                     help=f"Apache Kafka behind the emulator (default ${KAFKA_ENV}, else the embedded broker)")
+    group.addoption("--fabric-emulator-kql-url", default=None, metavar="URL",
+                    help=f"Kusto engine for Eventhouse destinations (default ${KQL_ENV}; none: their produces fail)")
     group.addoption("--fabric-emulator-arg", action="append", default=[], metavar="ARG",
                     help="one more argument to fabric-emulator serve (repeatable)")
 
@@ -63,7 +67,8 @@ def fabric_emulator(request: pytest.FixtureRequest, tmp_path_factory: pytest.Tem
         proc = Process(binary, tls=cfg.getoption("fabric_emulator_tls"),
                        data_dir=tmp_path_factory.mktemp("fabric-emulator-data"),
                        extra_args=cfg.getoption("fabric_emulator_arg"),
-                       kafka=cfg.getoption("fabric_emulator_kafka") or os.environ.get(KAFKA_ENV) or "embedded")
+                       kafka=cfg.getoption("fabric_emulator_kafka") or os.environ.get(KAFKA_ENV) or "embedded",
+                       kql_url=cfg.getoption("fabric_emulator_kql_url") or os.environ.get(KQL_ENV))
     except EmulatorStartError as e:
         pytest.fail(str(e), pytrace=False)
     try:

@@ -79,7 +79,8 @@ class Process:
     ``kafka`` (``embedded``, or the Apache Kafka ``host:port`` behind it)."""
 
     def __init__(self, binary: Path, *, tls: bool = False, data_dir: Path | None = None,
-                 extra_args: Sequence[str] = (), ready_timeout: float = 60.0, kafka: str = "embedded") -> None:
+                 extra_args: Sequence[str] = (), ready_timeout: float = 60.0, kafka: str = "embedded",
+                 kql_url: str | None = None) -> None:
         self.binary = binary
         self.tls = tls
         self.kafka = kafka
@@ -88,6 +89,8 @@ class Process:
         args = [str(binary), "serve", "--addr", "127.0.0.1:0", "--kafka", kafka,
                 "--kafka-endpoint", "127.0.0.1:0", "--amqp-endpoint", "127.0.0.1:0",
                 "--data-dir", str(self.data_dir), *extra_args]
+        if kql_url:
+            args += ["--kql-url", kql_url]
         if tls:
             args.append("--tls")
         self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed by stop()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from plugin_run import run
+from plugin_run import PYTHON_DIR, run
 
 pytest_plugins = ["pytester"]
 
@@ -67,3 +67,23 @@ def test_jvm_spark_over_the_embedded_broker_is_skipped_saying_what_to_do(
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(["SKIPPED [[]1[]] *: JVM Spark's Kafka source (kafka-clients 3.4.1) cannot read the "
                                  "emulator's embedded broker *--fabric-emulator-kafka HOST:PORT"])
+
+
+@pytest.mark.jvm
+@pytest.mark.apache_kafka
+def test_the_example_notebook_on_jvm_spark_through_the_plugin(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                                              emulator_binary: Path, apache_kafka: str) -> None:
+    """examples/python/test_notebook.py's JVM half: the notebook headless and
+    its cell on local JVM Spark, the emulator on the Apache Kafka container
+    (FABRIC_EMULATOR_KAFKA), through the plugin's fixtures."""
+    from spark_agent.jvm import check_spark_home, jar_dir
+
+    monkeypatch.setenv("FABRICTEST_SPARK_HOME", str(check_spark_home()))
+    monkeypatch.setenv("FABRICTEST_SPARK_JARS", str(jar_dir()))
+    monkeypatch.setenv("FABRIC_EMULATOR_KAFKA", apache_kafka)
+    sample = PYTHON_DIR.parent / "examples" / "python" / "test_notebook.py"
+    pytester.makepyfile(test_notebook=sample.read_text().replace(
+        'Path(__file__).resolve().parents[1] / "eventstream_notebook.ipynb"', repr(str(sample.parents[1] /
+                                                                                   "eventstream_notebook.ipynb"))))
+    result = run(pytester, monkeypatch, "-rs", "-k", "not sail", binary=emulator_binary, timeout=900)
+    result.assert_outcomes(passed=2, deselected=2)
