@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import urllib.parse
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,6 +43,7 @@ class Workspace:
     id: str
     name: str
     ca: Path | None = None
+    local_path: Callable[[str], Path] = field(default=Path, repr=False)  # a path the emulator names, on this host
 
     @property
     def path(self) -> str:
@@ -65,7 +66,7 @@ class Workspace:
         """A Lakehouse (letters, digits and underscores); its tables are local Delta tables."""
         out = self.client.call("POST", self.path + "/lakehouses", {"displayName": name})
         props = out.get("properties") or {}
-        return Lakehouse(self, out["id"], out["displayName"], Path(props["x-fabrictest-localTablesPath"]))
+        return Lakehouse(self, out["id"], out["displayName"], self.local_path(props["x-fabrictest-localTablesPath"]))
 
     def eventhouse(self, name: str) -> Eventhouse:
         """An Eventhouse and its default KQL database (``.database``, same name)."""

@@ -14,7 +14,10 @@ Fixtures:
   the emulator's environment, on an engine, skipped like the sessions.
 
 Options: ``--fabric-emulator-bin PATH`` (else ``$FABRIC_EMULATOR_BIN``, else
-``fabric-emulator`` on PATH, else ``go build`` in the checkout pytest runs in),
+``fabric-emulator`` on PATH, else ``go build`` in the checkout pytest runs in,
+else the image ``fabrictest/emulator:local`` through testcontainers-python when
+Docker runs and holds it), ``--fabric-emulator-image IMAGE`` (else
+``$FABRIC_EMULATOR_IMAGE``: that image rather than a binary; ``none``: never an image),
 ``--fabric-emulator-tls`` (HTTPS and SASL_SSL, as Fabric),
 ``--fabric-emulator-kafka HOST:PORT`` (else ``$FABRIC_EMULATOR_KAFKA``, else the
 embedded broker: Apache Kafka behind the emulator, which JVM Spark's Kafka
@@ -34,6 +37,7 @@ from typing import Any
 import pytest
 
 from . import spark
+from .container import DEFAULT_IMAGE, IMAGE_ENV, ContainerProcess, docker_missing, image_present
 from .emulator import FabricEmulator
 from .items import Workspace
 from .notebook import ENGINE_ENV, WORKSPACE_ENV, NotebookRun, notebook_missing, run_notebook
@@ -47,6 +51,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("fabrictest", "fabrictest: the Fabric Eventstream emulator")
     group.addoption("--fabric-emulator-bin", default=None, metavar="PATH",
                     help="fabric-emulator binary (default $FABRIC_EMULATOR_BIN, PATH, or go build in a checkout)")
+    group.addoption("--fabric-emulator-image", default=None, metavar="IMAGE",
+                    help=f"run this emulator image with testcontainers instead of a binary (default ${IMAGE_ENV}; "
+                         f"without a binary {DEFAULT_IMAGE} when Docker runs and has it; 'none': never)")
     group.addoption("--fabric-emulator-tls", action="store_true", default=False,
                     help="serve HTTPS and SASL_SSL with the emulator's CA (fabric_emulator.ca)")
     group.addoption("--fabric-emulator-kafka", default=None, metavar="HOST:PORT",
@@ -61,14 +68,27 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def fabric_emulator(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FabricEmulator]:
     """A running emulator, stopped (it and nothing else) at the end of the session."""
     cfg = request.config
+    common: dict[str, Any] = dict(
+        tls=cfg.getoption("fabric_emulator_tls"), data_dir=tmp_path_factory.mktemp("fabric-emulator-data"),
+        extra_args=cfg.getoption("fabric_emulator_arg"),
+        kafka=cfg.getoption("fabric_emulator_kafka") or os.environ.get(KAFKA_ENV) or "embedded",
+        kql_url=cfg.getoption("fabric_emulator_kql_url") or os.environ.get(KQL_ENV))
+    image = cfg.getoption("fabric_emulator_image") or os.environ.get(IMAGE_ENV) or ""
+    proc: Process | ContainerProcess
     try:
-        binary = find_binary(cfg.getoption("fabric_emulator_bin"), [Path.cwd(), cfg.rootpath],
-                             tmp_path_factory.mktemp("fabric-emulator-bin"))
-        proc = Process(binary, tls=cfg.getoption("fabric_emulator_tls"),
-                       data_dir=tmp_path_factory.mktemp("fabric-emulator-data"),
-                       extra_args=cfg.getoption("fabric_emulator_arg"),
-                       kafka=cfg.getoption("fabric_emulator_kafka") or os.environ.get(KAFKA_ENV) or "embedded",
-                       kql_url=cfg.getoption("fabric_emulator_kql_url") or os.environ.get(KQL_ENV))
+        if image and image != "none":
+            proc = ContainerProcess(image, **common)
+        else:
+            try:
+                binary = find_binary(cfg.getoption("fabric_emulator_bin"), [Path.cwd(), cfg.rootpath],
+                                     tmp_path_factory.mktemp("fabric-emulator-bin"))
+            except EmulatorStartError as e:
+                if image == "none" or docker_missing() or not image_present(DEFAULT_IMAGE):
+                    raise EmulatorStartError(f"{e}; or, with Docker and testcontainers-python, build the image "
+                                             f"{DEFAULT_IMAGE} (scripts/build-emulator-image.sh)") from None
+                proc = ContainerProcess(DEFAULT_IMAGE, **common)
+            else:
+                proc = Process(binary, **common)
     except EmulatorStartError as e:
         pytest.fail(str(e), pytrace=False)
     try:

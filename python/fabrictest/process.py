@@ -142,6 +142,15 @@ class Process:
         raise EmulatorStartError(f"GET {self.url}/_emulator/health did not answer 200 within {timeout:.0f}s "
                                  f"({last}); the emulator's log:\n{self.log_tail()}")
 
+    def host_path(self, path: str) -> Path:
+        """A path the emulator names, on this host (the same path)."""
+        return Path(path)
+
+    def version(self) -> str:
+        """What ``fabric-emulator version`` prints for this binary."""
+        return subprocess.run([str(self.binary), "version"], capture_output=True, text=True,
+                              check=True, timeout=30).stdout.strip()
+
     def log_tail(self, lines: int = 40) -> str:
         """The last lines of the emulator's stderr log."""
         try:
