@@ -41,7 +41,7 @@ from .container import DEFAULT_IMAGE, IMAGE_ENV, ContainerProcess, docker_missin
 from .emulator import FabricEmulator
 from .items import Workspace
 from .notebook import ENGINE_ENV, WORKSPACE_ENV, NotebookRun, notebook_missing, run_notebook
-from .process import EmulatorStartError, Process, find_binary
+from .process import EmulatorStartError, NoBinaryError, Process, find_binary
 
 KAFKA_ENV = "FABRIC_EMULATOR_KAFKA"
 KQL_ENV = "FABRIC_KQL_URL"
@@ -82,7 +82,7 @@ def fabric_emulator(request: pytest.FixtureRequest, tmp_path_factory: pytest.Tem
             try:
                 binary = find_binary(cfg.getoption("fabric_emulator_bin"), [Path.cwd(), cfg.rootpath],
                                      tmp_path_factory.mktemp("fabric-emulator-bin"))
-            except EmulatorStartError as e:
+            except NoBinaryError as e:
                 if image == "none" or docker_missing() or not image_present(DEFAULT_IMAGE):
                     raise EmulatorStartError(f"{e}; or, with Docker and testcontainers-python, build the image "
                                              f"{DEFAULT_IMAGE} (scripts/build-emulator-image.sh)") from None

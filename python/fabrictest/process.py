@@ -26,6 +26,10 @@ class EmulatorStartError(RuntimeError):
     """The emulator could not be found, built or started; the message says what to do."""
 
 
+class NoBinaryError(EmulatorStartError):
+    """No binary was named, none is on PATH and pytest runs outside a checkout."""
+
+
 def module_root(start: Path) -> Path | None:
     """The checkout of github.com/fabrictest/fabrictest holding ``start``, if any."""
     for d in (start.resolve(), *start.resolve().parents):
@@ -52,7 +56,7 @@ def find_binary(option: str | None, search_from: Sequence[Path], build_dir: Path
         root = module_root(start)
         if root is not None:
             return build(root, build_dir)
-    raise EmulatorStartError(
+    raise NoBinaryError(
         "no fabric-emulator binary: install it (go install github.com/fabrictest/fabrictest/emulator/cmd/"
         f"fabric-emulator@latest), put it on PATH, name it with --fabric-emulator-bin or {BIN_ENV}, or run "
         "pytest inside a fabrictest checkout (the plugin builds it there with go build)")

@@ -78,7 +78,11 @@ def test_the_example_notebook_on_jvm_spark_through_the_plugin(pytester: pytest.P
     (FABRIC_EMULATOR_KAFKA), through the plugin's fixtures."""
     from spark_agent.jvm import check_spark_home, jar_dir
 
-    monkeypatch.setenv("FABRICTEST_SPARK_HOME", str(check_spark_home()))
+    try:
+        home = check_spark_home()
+    except FileNotFoundError as e:
+        pytest.fail(str(e), pytrace=False)
+    monkeypatch.setenv("FABRICTEST_SPARK_HOME", str(home))
     monkeypatch.setenv("FABRICTEST_SPARK_JARS", str(jar_dir()))
     monkeypatch.setenv("FABRIC_EMULATOR_KAFKA", apache_kafka)
     sample = PYTHON_DIR.parent / "examples" / "python" / "test_notebook.py"
