@@ -4,13 +4,16 @@ addresses, tokens for any principal, and the environment a notebook or SDK needs
 from __future__ import annotations
 
 import ssl
-import subprocess
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .client import Client
 from .items import Workspace
 from .process import Process
+
+if TYPE_CHECKING:
+    from .container import ContainerProcess
 
 FABRIC_AUDIENCE = "https://api.fabric.microsoft.com"
 DEFAULT_TENANT = "00000000-0000-0000-0000-0000000000f1"
@@ -27,10 +30,12 @@ class FabricEmulator:
     ``url`` (``http://127.0.0.1:<port>``, ``https://…`` under ``--tls``),
     ``kafka_bootstrap`` (the embedded broker), ``kafka_endpoint`` (the custom
     endpoint's Kafka surface), ``ca`` (the CA file under ``--tls``, else
-    ``None``), ``data_dir``, ``binary``.
+    ``None``), ``data_dir``, ``binary`` (the image's name when the emulator
+    runs as a container), ``kafka`` (``embedded``, or the
+    Apache Kafka ``host:port`` the emulator runs on).
     """
 
-    def __init__(self, process: Process) -> None:
+    def __init__(self, process: Process | ContainerProcess) -> None:
         self._process = process
         self.url = process.url
         self.kafka_bootstrap = process.kafka_bootstrap
@@ -38,6 +43,7 @@ class FabricEmulator:
         self.ca: Path | None = process.ca
         self.data_dir = process.data_dir
         self.binary = process.binary
+        self.kafka = process.kafka
         self._tokens: dict[tuple[str | None, str | None], str] = {}
 
     def ssl_context(self) -> ssl.SSLContext | None:
@@ -63,7 +69,7 @@ class FabricEmulator:
         """A new workspace named ``name``, created by ``principal`` (its Admin)."""
         c = self.client(principal)
         out = c.call("POST", "/v1/workspaces", {"displayName": name})
-        return Workspace(c, out["id"], out["displayName"], self.ca)
+        return Workspace(c, out["id"], out["displayName"], self.ca, self._process.host_path)
 
     def env(self, client_id: str | None = None, client_secret: str = "secret",
             tenant_id: str = DEFAULT_TENANT) -> dict[str, str]:
@@ -83,9 +89,8 @@ class FabricEmulator:
         return out
 
     def version(self) -> str:
-        """What ``fabric-emulator version`` prints for this binary."""
-        return subprocess.run([str(self.binary), "version"], capture_output=True, text=True,
-                              check=True, timeout=30).stdout.strip()
+        """What ``fabric-emulator version`` prints (the binary, or inside the container)."""
+        return self._process.version()
 
     def log_tail(self, lines: int = 40) -> str:
         """The last lines of the emulator's log (its stderr)."""

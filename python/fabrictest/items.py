@@ -6,13 +6,16 @@ from __future__ import annotations
 import base64
 import json
 import urllib.parse
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .client import Client
 from .waits import wait_rows
+
+if TYPE_CHECKING:
+    from .eventhouse import Eventhouse, KqlDatabase
 
 q = urllib.parse.quote
 
@@ -40,6 +43,7 @@ class Workspace:
     id: str
     name: str
     ca: Path | None = None
+    local_path: Callable[[str], Path] = field(default=Path, repr=False)  # a path the emulator names, on this host
 
     @property
     def path(self) -> str:
@@ -62,7 +66,17 @@ class Workspace:
         """A Lakehouse (letters, digits and underscores); its tables are local Delta tables."""
         out = self.client.call("POST", self.path + "/lakehouses", {"displayName": name})
         props = out.get("properties") or {}
-        return Lakehouse(self, out["id"], out["displayName"], Path(props["x-fabrictest-localTablesPath"]))
+        return Lakehouse(self, out["id"], out["displayName"], self.local_path(props["x-fabrictest-localTablesPath"]))
+
+    def eventhouse(self, name: str) -> Eventhouse:
+        """An Eventhouse and its default KQL database (``.database``, same name)."""
+        from .eventhouse import Eventhouse, KqlDatabase
+
+        out = self.client.call("POST", self.path + "/eventhouses", {"displayName": name})
+        props = out.get("properties") or {}
+        db = KqlDatabase(self, props["databasesItemIds"][0], out["displayName"], out["id"],
+                         props.get("queryServiceUri") or "")
+        return Eventhouse(self, out["id"], out["displayName"], db)
 
     def add_role(self, principal_id: str, role: str = "Contributor", principal_type: str = "ServicePrincipal") -> None:
         """Give ``principal_id`` a role (Admin, Member, Contributor, Viewer) in the workspace."""
@@ -111,6 +125,22 @@ class Eventstream:
         body = {"type": "Lakehouse", "itemId": lakehouse.id, "table": table, **settings}
         if lakehouse.workspace.id != self.workspace.id:
             body["workspaceId"] = lakehouse.workspace.id
+        out = self.workspace.client.call("POST", self.path + "/destinations", body)
+        return Destination(self, out["id"], out.get("name") or out["id"])
+
+    def bind_eventhouse(self, target: Eventhouse | KqlDatabase, table: str, **settings: Any) -> Destination:
+        """An Eventhouse destination writing ``table`` of ``target`` (an
+        Eventhouse: its default database; or a KQL database); settings such
+        as ``ingestionMode="DirectIngestion"`` go into the body."""
+        from .eventhouse import KqlDatabase
+
+        if isinstance(target, KqlDatabase):
+            body = {"type": "Eventhouse", "itemId": target.eventhouse_id, "database": target.name}
+        else:
+            body = {"type": "Eventhouse", "itemId": target.id}
+        body.update(table=table, **settings)
+        if target.workspace.id != self.workspace.id:
+            body["workspaceId"] = target.workspace.id
         out = self.workspace.client.call("POST", self.path + "/destinations", body)
         return Destination(self, out["id"], out.get("name") or out["id"])
 
@@ -180,6 +210,58 @@ class Connection:
         finally:
             producer.close(timeout)
         return n
+
+
+    def send_events(self, values: Iterable[Any], *, partition_key: str | None = None,
+                    partition_id: str | None = None, properties: Mapping[str, Any] | None = None) -> int:
+        """Send each value (JSON-encoded unless bytes or str) as one event with
+        Microsoft's Event Hubs SDK (azure-eventhub, AMQP 1.0), from this
+        connection string unchanged, in batches; the count sent."""
+        try:
+            from azure.eventhub import EventData, EventHubProducerClient
+        except ImportError as e:
+            raise RuntimeError(f"sending with the Event Hubs SDK needs azure-eventhub ({e}): "
+                               "pip install 'fabrictest[eventhubs]'") from None
+        producer = EventHubProducerClient.from_connection_string(self.connection_string)
+        n = 0
+        with producer:
+            batch = producer.create_batch(partition_key=partition_key, partition_id=partition_id)
+            for v in values:
+                body = v if isinstance(v, (bytes, str)) else json.dumps(v)
+                ev = EventData(body)
+                if properties:
+                    ev.properties = dict(properties)
+                try:
+                    batch.add(ev)
+                except ValueError:  # the batch is full: send it, start another
+                    producer.send_batch(batch)
+                    batch = producer.create_batch(partition_key=partition_key, partition_id=partition_id)
+                    batch.add(ev)
+                n += 1
+            if len(batch):
+                producer.send_batch(batch)
+        return n
+
+    def records(self, count: int, timeout: float = 20.0, group: str | None = None) -> list[Any]:
+        """The first ``count`` records of the event hub over the Kafka protocol
+        (kafka-python, SASL PLAIN with this connection string), from the
+        earliest; fewer when nothing more comes for ``timeout`` seconds."""
+        try:
+            from kafka import KafkaConsumer
+        except ImportError as e:
+            raise RuntimeError(f"reading over Kafka needs kafka-python ({e}): pip install 'fabrictest[kafka]'") from None
+        consumer = KafkaConsumer(self.event_hub, **self.kafka_config(), auto_offset_reset="earliest",
+                                 group_id=group or self.consumer_group or "$Default",
+                                 consumer_timeout_ms=int(timeout * 1000))
+        out: list[Any] = []
+        try:
+            for rec in consumer:
+                out.append(rec)
+                if len(out) == count:
+                    break
+        finally:
+            consumer.close()
+        return out
 
 
 @dataclass

@@ -26,6 +26,10 @@ class EmulatorStartError(RuntimeError):
     """The emulator could not be found, built or started; the message says what to do."""
 
 
+class NoBinaryError(EmulatorStartError):
+    """No binary was named, none is on PATH and pytest runs outside a checkout."""
+
+
 def module_root(start: Path) -> Path | None:
     """The checkout of github.com/fabrictest/fabrictest holding ``start``, if any."""
     for d in (start.resolve(), *start.resolve().parents):
@@ -52,7 +56,7 @@ def find_binary(option: str | None, search_from: Sequence[Path], build_dir: Path
         root = module_root(start)
         if root is not None:
             return build(root, build_dir)
-    raise EmulatorStartError(
+    raise NoBinaryError(
         "no fabric-emulator binary: install it (go install github.com/fabrictest/fabrictest/emulator/cmd/"
         f"fabric-emulator@latest), put it on PATH, name it with --fabric-emulator-bin or {BIN_ENV}, or run "
         "pytest inside a fabrictest checkout (the plugin builds it there with go build)")
@@ -75,17 +79,22 @@ def build(root: Path, build_dir: Path) -> Path:
 class Process:
     """A running ``fabric-emulator serve``: ``url``, ``kafka_bootstrap`` (the
     embedded broker), ``kafka_endpoint`` (the custom endpoint's Kafka
-    surface), ``data_dir``, ``ca`` (``<data-dir>/tls/ca.pem`` under TLS)."""
+    surface), ``data_dir``, ``ca`` (``<data-dir>/tls/ca.pem`` under TLS),
+    ``kafka`` (``embedded``, or the Apache Kafka ``host:port`` behind it)."""
 
     def __init__(self, binary: Path, *, tls: bool = False, data_dir: Path | None = None,
-                 extra_args: Sequence[str] = (), ready_timeout: float = 60.0) -> None:
+                 extra_args: Sequence[str] = (), ready_timeout: float = 60.0, kafka: str = "embedded",
+                 kql_url: str | None = None) -> None:
         self.binary = binary
         self.tls = tls
+        self.kafka = kafka
         self.data_dir = data_dir or Path(tempfile.mkdtemp(prefix="fabric-emulator-"))
         self.log_path = self.data_dir.parent / (self.data_dir.name + ".log")
-        args = [str(binary), "serve", "--addr", "127.0.0.1:0", "--kafka", "embedded",
+        args = [str(binary), "serve", "--addr", "127.0.0.1:0", "--kafka", kafka,
                 "--kafka-endpoint", "127.0.0.1:0", "--amqp-endpoint", "127.0.0.1:0",
                 "--data-dir", str(self.data_dir), *extra_args]
+        if kql_url:
+            args += ["--kql-url", kql_url]
         if tls:
             args.append("--tls")
         self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed by stop()
@@ -136,6 +145,15 @@ class Process:
         self.stop()
         raise EmulatorStartError(f"GET {self.url}/_emulator/health did not answer 200 within {timeout:.0f}s "
                                  f"({last}); the emulator's log:\n{self.log_tail()}")
+
+    def host_path(self, path: str) -> Path:
+        """A path the emulator names, on this host (the same path)."""
+        return Path(path)
+
+    def version(self) -> str:
+        """What ``fabric-emulator version`` prints for this binary."""
+        return subprocess.run([str(self.binary), "version"], capture_output=True, text=True,
+                              check=True, timeout=30).stdout.strip()
 
     def log_tail(self, lines: int = 40) -> str:
         """The last lines of the emulator's stderr log."""

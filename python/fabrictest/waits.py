@@ -6,18 +6,19 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .eventhouse import KustoTable
     from .items import Table
 
 
-def describe_destinations(table: Table) -> str:
+def describe_destinations(table: Table | KustoTable) -> str:
     """What the destinations writing ``table`` say about themselves."""
     try:
         dests = table.destinations()
     except Exception as e:  # the emulator itself is the problem: say so
         return f"its destinations could not be read: {e}"
     if not dests:
-        return ("no destination in the workspace writes it (bind one: "
-                "eventstream.bind_lakehouse(lakehouse, table))")
+        how = "bind_eventhouse(eventhouse, table)" if hasattr(table, "database") else "bind_lakehouse(lakehouse, table)"
+        return f"no destination in the workspace writes it (bind one: eventstream.{how})"
     parts = []
     for es, node in dests:
         status = node.get("status") or "unknown"
@@ -27,7 +28,7 @@ def describe_destinations(table: Table) -> str:
     return "; ".join(parts)
 
 
-def wait_rows(table: Table, count: int, timeout: float = 10.0, interval: float = 0.2) -> list[dict[str, Any]]:
+def wait_rows(table: Table | KustoTable, count: int, timeout: float = 10.0, interval: float = 0.2) -> list[dict[str, Any]]:
     """``table``'s rows once it has ``count`` or more; else, after ``timeout`` s,
     an AssertionError: "table orders has 3 of 5 rows after 10 s; its
     destination … is Failed: <errorCode>: <message>"."""

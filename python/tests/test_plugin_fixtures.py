@@ -128,11 +128,13 @@ def test_a_bad_binary_option_fails_the_fixture_saying_so(pytester: pytest.Pytest
 def test_no_binary_outside_a_checkout_says_how_to_get_one(pytester: pytest.Pytester, run_plugin,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("FABRIC_EMULATOR_BIN", raising=False)
+    monkeypatch.setenv("FABRIC_EMULATOR_IMAGE", "none")  # nor the image, where Docker has it
     monkeypatch.setenv("PATH", path_without_emulator())
     pytester.makepyfile(test_x="def test_x(fabric_emulator):\n    pass\n")
     result = run_plugin(binary=None)
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*no fabric-emulator binary: install it (go install github.com/fabrictest/*"])
+    result.stdout.fnmatch_lines(["*no fabric-emulator binary: install it (go install github.com/fabrictest/*; or, "
+                                 "with Docker and testcontainers-python, build the image fabrictest/emulator:local*"])
 
 
 def test_the_env_variable_names_the_binary(pytester: pytest.Pytester, run_plugin, emulator_binary: Path,

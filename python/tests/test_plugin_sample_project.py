@@ -72,12 +72,18 @@ def test_sample_project_in_a_fresh_venv(tmp_path: Path, emulator_binary: Path) -
     assert probe[1] == fabrictest_version(), probe
     assert probe[2] == "['fabrictest.plugin']", probe
     env = {**os.environ, "FABRIC_EMULATOR_BIN": str(emulator_binary), "PYTHONDONTWRITEBYTECODE": "1"}
-    env.pop("PYTHONPATH", None)
-    run = subprocess.run([str(py), "-m", "pytest", "-p", "no:cacheprovider", "-q", str(SAMPLE)],
-                         capture_output=True, text=True, timeout=300, env=env, cwd=SAMPLE)
+    for var in ("PYTHONPATH", "FABRIC_EMULATOR_KAFKA"):  # the emulator on its embedded broker
+        env.pop(var, None)
+    run = subprocess.run([str(py), "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs", str(SAMPLE)],
+                         capture_output=True, text=True, timeout=600, env=env, cwd=SAMPLE)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    assert "2 passed" in run.stdout, run.stdout[-2000:]
-    print(f"fresh venv, install and the sample's 2 tests in {time.monotonic() - t0:.1f}s")
+    # The orders tests and the notebook's (run headless, and its cell) on
+    # Sail; both on JVM Spark are skipped: the embedded broker is not
+    # Apache Kafka (and the venv's installed adapter finds no SPARK_HOME).
+    assert "4 passed, 2 skipped" in run.stdout, run.stdout[-2000:]
+    skips = [line for line in run.stdout.splitlines() if line.startswith("SKIPPED [1]")]
+    assert len(skips) == 2 and all("JVM Spark" in line for line in skips), skips
+    print(f"fresh venv, install and the sample's 6 tests in {time.monotonic() - t0:.1f}s")
 
 
 def fabrictest_version() -> str:
