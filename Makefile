@@ -163,6 +163,7 @@ BENCH       = $(GO) test -run '^$$' -count $(BENCH_COUNT) -timeout 60m
 bench: kafka-image
 	mkdir -p $(dir $(BENCH_OUT)) && : > $(BENCH_OUT)
 	$(BENCH) -bench 'Ratios' -benchtime 3s ./emulator/ | tee -a $(BENCH_OUT)
+	$(BENCH) -bench 'Single' -benchtime 2s ./emulator/ | tee -a $(BENCH_OUT)
 	$(BENCH) -bench 'IdleRSS|IdleEventstreams' -benchtime 1x ./emulator/ | tee -a $(BENCH_OUT)
 	for i in $$(seq $(BENCH_COUNT)); do \
 		$(GO) test -run '^$$' -count 1 -timeout 60m -bench DrainToDelta -benchtime 1x ./emulator/ | tee -a $(BENCH_OUT); \
