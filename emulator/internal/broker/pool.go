@@ -103,31 +103,12 @@ func (p *clientPool) put(cl *kgo.Client) {
 	}
 }
 
-// discard closes cl, which is not lent again, in the background.
-func (p *clientPool) discard(cl *kgo.Client) {
-	go func() {
-		cl.Close()
-		p.gone()
-	}()
-}
-
 // gone counts a client closed.
 func (p *clientPool) gone() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.made--
 	p.signal()
-}
-
-// forget makes the idle clients forget topic (deleted), so that a topic
-// made again under its name starts afresh: new metadata and, for a
-// producer, new sequence numbers.
-func (p *clientPool) forget(topic string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, ic := range p.idle {
-		ic.cl.PurgeTopicsFromClient(topic)
-	}
 }
 
 // close closes the idle clients; clients lent out close when returned.

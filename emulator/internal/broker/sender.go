@@ -17,53 +17,50 @@ import (
 // the next waiting piece waits for the next request.
 const maxRequestBytes = 16 << 20
 
-var errWriterClosed = errors.New("the broker is closed")
-
 // sender sends the pieces for one partition leader, one request at a time:
-// whatever waits when a request is answered goes in the next one.
+// whatever waits when a request is answered goes in the next one. No
+// goroutine waits for work: the call that finds the sender idle sends the
+// requests itself until its own piece is answered, then leaves what still
+// waits to a goroutine that sends until nothing does.
 type sender struct {
 	w      *writer
 	leader int32
-	wake   chan struct{} // a piece waits
 
-	mu      sync.Mutex
-	queue   []*piece
-	stopped bool
+	mu    sync.Mutex
+	queue []*piece
+	busy  bool // a call or a goroutine is sending
 }
 
-// add queues p for the next request.
+// add queues p and, if no one is sending, sends until p is answered.
 func (s *sender) add(p *piece) {
 	s.mu.Lock()
-	if s.stopped {
+	s.queue = append(s.queue, p)
+	if s.busy {
 		s.mu.Unlock()
-		p.fail(errWriterClosed)
 		return
 	}
-	s.queue = append(s.queue, p)
+	s.busy = true
 	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
+	s.drain(p)
 }
 
-// run sends requests until the writer closes.
-func (s *sender) run() {
+// drain sends requests while pieces wait; once own (nil: none) is
+// answered, a goroutine sends the rest.
+func (s *sender) drain(own *piece) {
 	for {
-		select {
-		case <-s.wake:
-		case <-s.w.done:
-			s.mu.Lock()
-			q := s.queue
-			s.queue, s.stopped = nil, true
-			s.mu.Unlock()
-			for _, p := range q {
-				p.fail(errWriterClosed)
-			}
+		ps := s.take()
+		if len(ps) == 0 {
 			return
 		}
-		for ps := s.take(); len(ps) > 0; ps = s.take() {
-			s.send(ps)
+		s.send(ps)
+		if own == nil {
+			continue
+		}
+		select {
+		case <-own.done:
+			go s.drain(nil)
+			return
+		default:
 		}
 	}
 }
@@ -71,11 +68,13 @@ func (s *sender) run() {
 // take returns the waiting pieces that fit one request (one batch of at
 // most maxBatchBytes per partition); the others stay queued, in order. A
 // piece whose call has ended is answered with its context's error, unsent.
-func (s *sender) take() []*piece {
+// With none left, the sender is idle.
+func (s *sender) take() (took []*piece) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer func() { s.busy = len(s.queue) > 0 || len(took) > 0 }()
 	sizes := map[topicPartition]int{}
-	var took, rest []*piece
+	var rest []*piece
 	total := 0
 	for _, p := range s.queue {
 		if err := p.ctx.Err(); err != nil {

@@ -25,6 +25,7 @@ type chunk struct {
 type piece struct {
 	ctx    context.Context
 	topic  string
+	leader int32
 	chunks []chunk
 	done   chan struct{} // closed once every chunk has its answer
 }
@@ -138,19 +139,24 @@ func (w *writer) post(ctx context.Context, topic string, round []chunk, leaders 
 		l := leaders[c.partition]
 		p := byLeader[l]
 		if p == nil {
-			p = &piece{ctx: ctx, topic: topic, done: make(chan struct{})}
+			p = &piece{ctx: ctx, topic: topic, leader: l, done: make(chan struct{})}
 			byLeader[l] = p
 			pieces = append(pieces, p)
 		}
 		p.chunks = append(p.chunks, c)
 	}
-	for l, p := range byLeader {
+	for i, p := range pieces {
+		l := p.leader
 		s, err := w.sender(l)
 		if err != nil || l < 0 {
 			if err == nil {
 				err = errNoLeader
 			}
 			p.fail(err)
+			continue
+		}
+		if i < len(pieces)-1 {
+			go s.add(p) // the last piece's sender is this call's; the others run beside it
 			continue
 		}
 		s.add(p)

@@ -39,7 +39,6 @@ const (
 type writer struct {
 	cl    *kgo.Client
 	trust func(int64) // tells the embedded broker's batch check an ID is the emulator's
-	done  chan struct{}
 
 	mu      sync.Mutex
 	pid     int64 // -1: none yet, or reset
@@ -65,11 +64,11 @@ func newWriter(opts []kgo.Opt, trust func(int64)) (*writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start produce client: %w", err)
 	}
-	return &writer{cl: cl, trust: trust, done: make(chan struct{}), pid: -1,
+	return &writer{cl: cl, trust: trust, pid: -1,
 		seqs: map[topicPartition]int32{}, leaders: map[string][]int32{}, senders: map[int32]*sender{}}, nil
 }
 
-// close stops the senders, failing what they hold, and the client.
+// close closes the client: requests in flight fail, and calls after it.
 func (w *writer) close() {
 	w.mu.Lock()
 	if w.closed {
@@ -77,7 +76,6 @@ func (w *writer) close() {
 		return
 	}
 	w.closed = true
-	close(w.done)
 	w.mu.Unlock()
 	w.cl.Close()
 }
@@ -200,9 +198,8 @@ func (w *writer) sender(leader int32) (*sender, error) {
 	}
 	s := w.senders[leader]
 	if s == nil {
-		s = &sender{w: w, leader: leader, wake: make(chan struct{}, 1)}
+		s = &sender{w: w, leader: leader}
 		w.senders[leader] = s
-		go s.run()
 	}
 	return s, nil
 }
