@@ -17,63 +17,96 @@ import (
 // the next waiting piece waits for the next request.
 const maxRequestBytes = 16 << 20
 
-// sender sends the pieces for one partition leader, one request at a time:
-// whatever waits when a request is answered goes in the next one. No
-// goroutine waits for work: the call that finds the sender idle sends the
-// requests itself until its own piece is answered, then leaves what still
-// waits to a goroutine that sends until nothing does.
+// maxInflight bounds a sender's requests in flight at once (Kafka's bound
+// for an idempotent producer's batches in flight per partition is 5).
+const maxInflight = 5
+
+// sender sends the pieces for one partition leader. A partition has one
+// batch in flight at a time, so its sequence numbers reach the broker in
+// order; requests on other partitions go beside it, up to maxInflight.
+// Whatever waits for a partition in flight goes in the next request on it,
+// together (a group commit). No goroutine waits for work: a call sends the
+// requests itself while it can, until its own piece is answered, and
+// whoever ends a request sends what then may go, or leaves it to a
+// goroutine once its own piece is answered.
 type sender struct {
 	w      *writer
 	leader int32
 
-	mu    sync.Mutex
-	queue []*piece
-	busy  bool // a call or a goroutine is sending
+	mu       sync.Mutex
+	queue    []*piece
+	inflight int                     // requests in flight
+	busy     map[topicPartition]bool // partitions with a batch in flight
 }
 
-// add queues p and, if no one is sending, sends until p is answered.
+// add queues p and sends what may go until p is answered.
 func (s *sender) add(p *piece) {
 	s.mu.Lock()
 	s.queue = append(s.queue, p)
-	if s.busy {
-		s.mu.Unlock()
-		return
-	}
-	s.busy = true
 	s.mu.Unlock()
-	s.drain(p)
+	s.pump(p)
 }
 
-// drain sends requests while pieces wait; once own (nil: none) is
-// answered, a goroutine sends the rest.
-func (s *sender) drain(own *piece) {
+// pump sends requests while pieces may go; with own (nil: none) it
+// returns once own is answered, leaving the rest to a goroutine.
+func (s *sender) pump(own *piece) {
 	for {
 		ps := s.take()
 		if len(ps) == 0 {
+			if own != nil { // in a request in flight, or in the next one its end sends
+				select {
+				case <-own.done:
+				case <-own.ctx.Done(): // the call gives up; take answers the piece if it is still queued
+				}
+			}
 			return
 		}
 		s.send(ps)
+		more := s.release(ps)
 		if own == nil {
 			continue
 		}
 		select {
 		case <-own.done:
-			go s.drain(nil)
+			if more {
+				go s.pump(nil)
+			}
 			return
 		default:
 		}
 	}
 }
 
-// take returns the waiting pieces that fit one request (one batch of at
-// most maxBatchBytes per partition); the others stay queued, in order. A
-// piece whose call has ended is answered with its context's error, unsent.
-// With none left, the sender is idle.
+// release marks the pieces' partitions free and says whether pieces wait.
+func (s *sender) release(ps []*piece) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range ps {
+		for _, c := range p.chunks {
+			delete(s.busy, topicPartition{p.topic, c.partition})
+		}
+	}
+	s.inflight--
+	return len(s.queue) > 0
+}
+
+// take returns the waiting pieces that may go in one request now: none of
+// their partitions has a batch in flight or is wanted by a piece before
+// them that cannot go, and they fit (one batch of at most maxBatchBytes
+// per partition); the others stay queued, in order. A piece whose call has
+// ended is answered with its context's error, unsent. It returns nothing
+// while maxInflight requests are in flight.
 func (s *sender) take() (took []*piece) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	defer func() { s.busy = len(s.queue) > 0 || len(took) > 0 }()
+	if s.inflight >= maxInflight || len(s.queue) == 0 {
+		return nil
+	}
+	if s.busy == nil {
+		s.busy = map[topicPartition]bool{}
+	}
 	sizes := map[topicPartition]int{}
+	held := map[topicPartition]bool{} // wanted by a piece left waiting
 	var rest []*piece
 	total := 0
 	for _, p := range s.queue {
@@ -81,14 +114,17 @@ func (s *sender) take() (took []*piece) {
 			p.fail(fmt.Errorf("not sent: %w", err))
 			continue
 		}
-		fitsAll := len(took) == 0 || total < maxRequestBytes
+		goes := len(took) == 0 || total < maxRequestBytes
 		for _, c := range p.chunks {
 			tp := topicPartition{p.topic, c.partition}
-			if sizes[tp] > 0 && batchHeader+sizes[tp]+c.size > maxBatchBytes {
-				fitsAll = false
+			if s.busy[tp] || held[tp] || sizes[tp] > 0 && batchHeader+sizes[tp]+c.size > maxBatchBytes {
+				goes = false
 			}
 		}
-		if !fitsAll {
+		if !goes {
+			for _, c := range p.chunks {
+				held[topicPartition{p.topic, c.partition}] = true
+			}
 			rest = append(rest, p)
 			continue
 		}
@@ -99,6 +135,12 @@ func (s *sender) take() (took []*piece) {
 		took = append(took, p)
 	}
 	s.queue = rest
+	if len(took) > 0 {
+		for tp := range sizes {
+			s.busy[tp] = true
+		}
+		s.inflight++
+	}
 	return took
 }
 

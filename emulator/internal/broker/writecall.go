@@ -61,8 +61,9 @@ func (w *writer) produce(ctx context.Context, topic string, recs []*kgo.Record) 
 	rounds := splitCall(ctx, recs, len(leaders))
 	for i, round := range rounds {
 		pieces := w.post(ctx, topic, round, leaders)
-		if !answeredAll(ctx, pieces) {
-			return nil, unanswered(pieces, rounds[i+1:])
+		answeredAll(ctx, pieces)
+		if n := unanswered(pieces, nil); n > 0 { // a piece answered as ctx ended counts as answered
+			return nil, n + unanswered(nil, rounds[i+1:])
 		}
 		failed := false
 		for _, p := range pieces {
@@ -89,16 +90,15 @@ func (w *writer) produce(ctx context.Context, topic string, recs []*kgo.Record) 
 	return failures, 0
 }
 
-// answeredAll waits until every piece is answered, or ctx ends (false).
-func answeredAll(ctx context.Context, pieces []*piece) bool {
+// answeredAll waits until every piece is answered, or ctx ends.
+func answeredAll(ctx context.Context, pieces []*piece) {
 	for _, p := range pieces {
 		select {
 		case <-p.done:
 		case <-ctx.Done():
-			return false
+			return
 		}
 	}
-	return true
 }
 
 // unanswered counts the records of the pieces not answered (their call's

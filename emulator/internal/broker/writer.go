@@ -31,9 +31,9 @@ const (
 // writer sends produce calls in Produce requests it builds itself on one
 // shared client (kmsg), as an idempotent producer: one producer ID and
 // epoch (InitProducerID) and a sequence number per partition. One sender per
-// partition leader keeps one request in flight and puts every call that
-// waits into its next request (a group commit), each partition's records in
-// one batch. A call's records that fit one batch per partition are in one
+// partition leader keeps one batch in flight per partition and puts every
+// call that waits for a partition into its next request (a group commit),
+// each partition's records in one batch. A call's records that fit one batch per partition are in one
 // request, all or nothing per partition, without resting anything: the
 // request is the writer's, not a send loop's.
 type writer struct {
