@@ -177,7 +177,6 @@ var errNoLeader = errors.New("the partition has no leader")
 func splitCall(ctx context.Context, recs []*kgo.Record, n int) [][]chunk {
 	pin, pinned := ctx.Value(pinKey{}).(int32)
 	pinned = pinned && pin >= 0 && int(pin) < n
-	keyed := kgo.StickyKeyPartitioner(nil).ForTopic("")
 	batches := make([][]chunk, n) // per partition, its batches in order
 	bytes := make([]int, n)       // per partition, this call's bytes
 	start := rand.IntN(n)
@@ -189,7 +188,7 @@ func splitCall(ctx context.Context, recs []*kgo.Record, n int) [][]chunk {
 		case pinned:
 			p = int(pin)
 		case r.Key != nil:
-			p = keyed.Partition(r, n)
+			p = keyPartition(r.Key, n)
 		default:
 			if unkeyed < 0 || !fits(batches[unkeyed], size) {
 				unkeyed = leastFilled(bytes, start)
