@@ -1,8 +1,10 @@
 package broker
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/crc32"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -38,13 +40,32 @@ func recordSize(r *kgo.Record) int {
 	return n
 }
 
-// appendBatch appends one uncompressed v2 record batch of recs (at least
-// one, each with its Timestamp set) written by id, with its CRC.
+// batchCompressor compresses the writer's batches as franz-go's producers
+// do by default (snappy); a batch that does not shrink goes uncompressed.
+var batchCompressor, _ = kgo.DefaultCompressor(kgo.SnappyCompression())
+
+// scratch are the buffers a batch's records are encoded and compressed in.
+var scratch = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// appendBatch appends one v2 record batch of recs (at least one, each
+// with its Timestamp set) written by id, its records snappy-compressed
+// when that makes them smaller, with its CRC.
 func appendBatch(dst []byte, id batchIdentity, recs []*kgo.Record) []byte {
 	first, last := recs[0].Timestamp.UnixMilli(), recs[0].Timestamp.UnixMilli()
 	for _, r := range recs[1:] {
 		ms := r.Timestamp.UnixMilli()
 		first, last = min(first, ms), max(last, ms)
+	}
+	plain, packed := scratch.Get().(*bytes.Buffer), scratch.Get().(*bytes.Buffer)
+	defer func() { plain.Reset(); packed.Reset(); scratch.Put(plain); scratch.Put(packed) }()
+	body := plain.AvailableBuffer()
+	for i, r := range recs {
+		body = appendRecord(body, r, r.Timestamp.UnixMilli()-first, int64(i))
+	}
+	plain.Write(body)
+	records, codec := batchCompressor.Compress(packed, plain.Bytes())
+	if codec == kgo.CodecNone || len(records) >= plain.Len() {
+		records, codec = plain.Bytes(), kgo.CodecNone
 	}
 	start := len(dst)
 	dst = binary.BigEndian.AppendUint64(dst, 0)                   // base offset: the broker's
@@ -52,7 +73,7 @@ func appendBatch(dst []byte, id batchIdentity, recs []*kgo.Record) []byte {
 	dst = binary.BigEndian.AppendUint32(dst, 0xffffffff)          // partition leader epoch: -1
 	dst = append(dst, 2)                                          // magic
 	dst = binary.BigEndian.AppendUint32(dst, 0)                   // CRC, below
-	dst = binary.BigEndian.AppendUint16(dst, 0)                   // attributes: no compression, not transactional
+	dst = binary.BigEndian.AppendUint16(dst, uint16(codec))       // attributes: the codec; not transactional
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(recs)-1)) // last offset delta
 	dst = binary.BigEndian.AppendUint64(dst, uint64(first))
 	dst = binary.BigEndian.AppendUint64(dst, uint64(last))
@@ -60,9 +81,7 @@ func appendBatch(dst []byte, id batchIdentity, recs []*kgo.Record) []byte {
 	dst = binary.BigEndian.AppendUint16(dst, uint16(id.epoch))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(id.sequence))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(recs)))
-	for i, r := range recs {
-		dst = appendRecord(dst, r, r.Timestamp.UnixMilli()-first, int64(i))
-	}
+	dst = append(dst, records...)
 	binary.BigEndian.PutUint32(dst[start+8:], uint32(len(dst)-start-12))
 	binary.BigEndian.PutUint32(dst[start+17:], crc32.Checksum(dst[start+21:], crc32c))
 	return dst

@@ -12,9 +12,10 @@ import (
 )
 
 // TestAppendBatchDecodes: a batch appendBatch writes reads back with
-// kmsg's decoders: its header (producer, sequence, counts, timestamps),
-// a CRC-32C over its body, and each record's key, value (nil kept),
-// headers, timestamp and offset deltas.
+// kmsg's decoders: its header (producer, sequence, counts, timestamps,
+// snappy as its codec: the records compress), a CRC-32C over its body,
+// and, decompressed, each record's key, value (nil kept), headers,
+// timestamp and offset deltas.
 func TestAppendBatchDecodes(t *testing.T) {
 	t0 := time.UnixMilli(1_700_000_000_000)
 	recs := []*kgo.Record{
@@ -29,7 +30,7 @@ func TestAppendBatchDecodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if int(b.Length) != len(raw)-12 || b.Magic != 2 || b.ProducerID != 7 || b.ProducerEpoch != 2 || b.FirstSequence != 41 ||
-		b.NumRecords != 3 || b.LastOffsetDelta != 2 || b.Attributes != 0 || b.PartitionLeaderEpoch != -1 {
+		b.NumRecords != 3 || b.LastOffsetDelta != 2 || b.Attributes != int16(kgo.CodecSnappy) || b.PartitionLeaderEpoch != -1 {
 		t.Fatalf("header %+v", b)
 	}
 	if b.FirstTimestamp != t0.UnixMilli() || b.MaxTimestamp != t0.Add(time.Second).UnixMilli() {
@@ -38,7 +39,10 @@ func TestAppendBatchDecodes(t *testing.T) {
 	if crc := crc32.Checksum(raw[21:], crc32.MakeTable(crc32.Castagnoli)); uint32(b.CRC) != crc {
 		t.Fatalf("CRC %08x, want %08x", uint32(b.CRC), crc)
 	}
-	rest := b.Records
+	rest, err := kgo.DefaultDecompressor().Decompress(b.Records, kgo.CodecSnappy)
+	if err != nil {
+		t.Fatalf("decompress: %v", err)
+	}
 	for i, want := range recs {
 		n, w := binary.Varint(rest)
 		if w <= 0 || int(n)+w > len(rest) {
@@ -65,5 +69,22 @@ func TestAppendBatchDecodes(t *testing.T) {
 	}
 	if len(rest) != 0 {
 		t.Fatalf("%d bytes after the last record", len(rest))
+	}
+}
+
+// TestAppendBatchLeavesIncompressibleRecordsPlain: a record that snappy
+// cannot shrink goes uncompressed (codec none), readable as it is.
+func TestAppendBatchLeavesIncompressibleRecordsPlain(t *testing.T) {
+	value := make([]byte, 64)
+	for i := range value {
+		value[i] = byte(i*131 + 7)
+	}
+	raw := appendBatch(nil, batchIdentity{producerID: 1}, []*kgo.Record{{Value: value, Timestamp: time.UnixMilli(1)}})
+	var b kmsg.RecordBatch
+	if err := b.ReadFrom(raw); err != nil {
+		t.Fatal(err)
+	}
+	if b.Attributes != 0 || !bytes.Contains(b.Records, value) {
+		t.Fatalf("attributes %d, records %x: want plain records holding the value", b.Attributes, b.Records)
 	}
 }
