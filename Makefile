@@ -4,7 +4,7 @@
 #   make test       every test tier this machine can run (installs its dependencies)
 #   make check      the fast loop: go vet, staticcheck, ruff, and go test of the packages a
 #                   change touches (against origin/main, else main, else HEAD~), no -race
-#   make bench      benchmarks (3 runs each), ending with a summary table against the performance targets
+#   make bench      benchmarks (5 runs each), ending with a summary table against the performance targets
 #   make kafka-image  the local image with apache/kafka:3.9.1's contract
 #   make emulator-image  the emulator as an image (fabrictest/emulator:local)
 #   make cdc-images   PostgreSQL and MariaDB images from Debian's packages, for the CDC sources
@@ -165,16 +165,19 @@ test-witness: kafka-image
 
 # Each benchmark does a second or more of work per run and runs BENCH_COUNT
 # times; the output goes to BENCH_OUT, and the summary table at the end
-# (internal/benchsummary) takes each figure's median over the runs and sets
-# it beside its baseline and target. The drain runs in a process of
-# its own each time: its peak RSS is the process's.
-BENCH_COUNT ?= 3
+# (internal/benchsummary) gives each figure's min, median and max over the
+# runs beside its baseline and target, and names the machine's core count. A
+# figure with fewer than 5 runs, or whose spread (max - min) exceeds 15% of
+# its median, is not met (unstable). The drain runs in a process of its own
+# each time: its peak RSS is the process's.
+BENCH_COUNT ?= 5
 BENCH_OUT   ?= $(CURDIR)/.cache/bench.txt
 BENCH       = $(GO) test -run '^$$' -count $(BENCH_COUNT) -timeout 60m
 
 bench: kafka-image
 	mkdir -p $(dir $(BENCH_OUT)) && : > $(BENCH_OUT)
 	$(BENCH) -bench 'Ratios' -benchtime 3s ./emulator/ | tee -a $(BENCH_OUT)
+	$(BENCH) -bench 'Single' -benchtime 2s ./emulator/ | tee -a $(BENCH_OUT)
 	$(BENCH) -bench 'IdleRSS|IdleEventstreams' -benchtime 1x ./emulator/ | tee -a $(BENCH_OUT)
 	for i in $$(seq $(BENCH_COUNT)); do \
 		$(GO) test -run '^$$' -count 1 -timeout 60m -bench DrainToDelta -benchtime 1x ./emulator/ | tee -a $(BENCH_OUT); \

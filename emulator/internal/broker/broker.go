@@ -47,7 +47,7 @@ type Broker struct {
 	known      sync.Map    // topic → struct{}: topics known to exist
 	leaders    sync.Map    // topic → map[int32]int32: partition leaders (listOffsetsDirect)
 	fetchers   *clientPool // range reads (fetch.go)
-	producers  *clientPool // produce calls (produce.go)
+	writer     *writer     // produce calls (produce.go, writer.go)
 	health     health      // TopicHealth's answers
 	// brokersSeen is the most brokers the cluster's metadata has listed.
 	brokersSeen atomic.Int32
@@ -166,8 +166,11 @@ func connect(kind string, seeds []string, opts []Option) (*Broker, error) {
 	}
 	b.client, b.admin = cl, kadm.NewClient(cl)
 	b.fetchers = &clientPool{name: "fetch", opts: b.ClientOpts(), keep: fetchPoolIdle}
-	b.producers = &clientPool{name: "produce", opts: append(b.ClientOpts(), producerOpts()...),
-		keep: producers, max: producers, settle: producerSettle}
+	b.writer, err = newWriter(b.ClientOpts(), b.trust)
+	if err != nil {
+		cl.Close()
+		return nil, fmt.Errorf("connect kafka: %w", err)
+	}
 	return b, nil
 }
 
@@ -212,7 +215,7 @@ func (b *Broker) Bootstrap() []string { return append([]string(nil), b.seeds...)
 func (b *Broker) Close() {
 	if b.fetchers != nil {
 		b.fetchers.close()
-		b.producers.close()
+		b.writer.close()
 	}
 	if b.client != nil {
 		b.client.Close()
@@ -294,7 +297,7 @@ func (b *Broker) DeleteTopic(ctx context.Context, topic string) error {
 	}
 	b.known.Delete(topic)
 	b.leaders.Delete(topic)
-	b.producers.forget(topic)
+	b.writer.forget(topic)
 	resp, err := b.admin.DeleteTopic(ctx, topic)
 	if err == nil {
 		err = resp.Err

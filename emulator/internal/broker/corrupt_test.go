@@ -165,7 +165,7 @@ func TestCorruptBatchRefusedDirect(t *testing.T) {
 }
 
 // TestOwnProducersTrusted: once a Produce call has run, the batch check
-// trusts the pooled producer's ID and only it; a garbled batch from
+// trusts the writer's producer ID and only it; a garbled batch from
 // another client is still refused.
 func TestOwnProducersTrusted(t *testing.T) {
 	const topic = "own-trusted"
@@ -175,12 +175,11 @@ func TestOwnProducersTrusted(t *testing.T) {
 	if _, err := b.Produce(ctx, topic, []*kgo.Record{{Value: []byte("mine")}}); err != nil {
 		t.Fatal(err)
 	}
-	b.producers.mu.Lock()
-	cl := b.producers.idle[0].cl // the call's producer, resting
-	b.producers.mu.Unlock()
-	id, _, err := cl.ProducerID(ctx)
-	if err != nil || id < 0 {
-		t.Fatalf("pooled producer ID %d: %v", id, err)
+	b.writer.mu.Lock()
+	id := b.writer.pid
+	b.writer.mu.Unlock()
+	if id < 0 {
+		t.Fatalf("writer's producer ID %d after a call", id)
 	}
 	b.check.mu.Lock()
 	own := maps.Clone(b.check.own)

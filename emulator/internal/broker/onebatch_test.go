@@ -71,13 +71,13 @@ func (l *produceLog) request(p int32, o int64) int {
 }
 
 // TestProduceCallIsOneRequest: three rounds of eight concurrent Produce
-// calls of 500 unkeyed records each into a topic of four partitions (the
-// later rounds on producers the earlier ones returned). Every call lands
-// as one contiguous run of offsets on one partition, added by one Produce
-// request, so a reader that fetches between two requests (a drain) sees
-// all of a call or none of it. Before the pooled producers, the first
-// record of a call left alone in a request of its own (no linger) and the
-// rest followed in the next ones.
+// calls of 500 unkeyed records each into a topic of four partitions. Every
+// call lands as one contiguous run of offsets on one partition, added by
+// one Produce request (which may hold other calls too: the writer puts the
+// calls that wait into its next request), so a reader that fetches between
+// two requests (a drain) sees all of a call or none of it. Before the
+// pooled producers, the first record of a call left alone in a request of
+// its own (no linger) and the rest followed in the next ones.
 func TestProduceCallIsOneRequest(t *testing.T) {
 	const topic, rounds, calls, n = "one-batch", 3, 8, 500
 	b := embeddedTopic(t, topic, 4)
@@ -115,12 +115,12 @@ func TestProduceCallIsOneRequest(t *testing.T) {
 					c, req, i, r, len(log.reqs), len(pos))
 			}
 		}
-		if got := log.reqs[req][first.Partition]; got != n {
-			t.Fatalf("call %d: its request added %d records to partition %d, want %d", c, got, first.Partition, n)
+		if got := log.reqs[req][first.Partition]; got < n || got%n != 0 {
+			t.Fatalf("call %d: its request added %d records to partition %d, want whole calls of %d", c, got, first.Partition, n)
 		}
 	}
-	if len(log.reqs) != len(pos) {
-		t.Fatalf("%d Produce requests for %d calls, want one each", len(log.reqs), len(pos))
+	if len(log.reqs) > len(pos) {
+		t.Fatalf("%d Produce requests for %d calls, want one at most each", len(log.reqs), len(pos))
 	}
 }
 

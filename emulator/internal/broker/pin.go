@@ -2,8 +2,6 @@ package broker
 
 import (
 	"context"
-
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // pinKey is the context key of PinPartition.
@@ -15,13 +13,4 @@ type pinKey struct{}
 // lacks is ignored.
 func PinPartition(ctx context.Context, p int32) context.Context {
 	return context.WithValue(ctx, pinKey{}, p)
-}
-
-// pinned returns the partition r's produce context pins, if any.
-func pinned(r *kgo.Record) (int32, bool) {
-	if r.Context == nil {
-		return 0, false
-	}
-	p, ok := r.Context.Value(pinKey{}).(int32)
-	return p, ok
 }

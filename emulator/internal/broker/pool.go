@@ -11,16 +11,12 @@ import (
 
 // clientPool lends long-lived clients to calls, one call per client at a
 // time: a range read's long poll never queues another read's fetch behind
-// it on a shared connection, and a produce's Flush sends and waits for its
-// own records only.
+// it on a shared connection.
 type clientPool struct {
 	name string    // what the clients do, for errors: "fetch", "produce"
 	opts []kgo.Opt // seeds, security and the clients' own settings
 	keep int       // idle clients kept for the next call
 	max  int       // clients at most, lent or idle (0: no bound); a call beyond waits
-	// settle is how long a returned client rests before it is lent again
-	// (see producerSettle).
-	settle time.Duration
 
 	mu     sync.Mutex
 	idle   []idleClient  // oldest first
@@ -35,8 +31,8 @@ type idleClient struct {
 	since time.Time
 }
 
-// get returns the idle client that has rested longest once it has rested
-// enough, else a new one; at the bound it waits while ctx lasts.
+// get returns the idle client that was returned first, else a new one; at
+// the bound it waits while ctx lasts.
 func (p *clientPool) get(ctx context.Context) (*kgo.Client, error) {
 	for {
 		cl, wait, freed, err := p.take()
@@ -55,12 +51,11 @@ func (p *clientPool) get(ctx context.Context) (*kgo.Client, error) {
 	}
 }
 
-// take lends a rested idle client or a new one, or says how long to wait
-// at most and what closes when a client returns or goes.
+// take lends an idle client or a new one, or says how long to wait at
+// most and what closes when a client returns or goes.
 func (p *clientPool) take() (*kgo.Client, time.Duration, <-chan struct{}, error) {
 	p.mu.Lock()
-	now := time.Now()
-	if len(p.idle) > 0 && now.Sub(p.idle[0].since) >= p.settle {
+	if len(p.idle) > 0 {
 		cl := p.idle[0].cl
 		p.idle = p.idle[1:]
 		p.mu.Unlock()
@@ -68,9 +63,6 @@ func (p *clientPool) take() (*kgo.Client, time.Duration, <-chan struct{}, error)
 	}
 	if p.max > 0 && p.made >= p.max {
 		wait := time.Second // until a client is returned
-		if len(p.idle) > 0 {
-			wait = p.settle - now.Sub(p.idle[0].since)
-		}
 		if p.freed == nil {
 			p.freed = make(chan struct{})
 		}
@@ -111,31 +103,12 @@ func (p *clientPool) put(cl *kgo.Client) {
 	}
 }
 
-// discard closes cl, which is not lent again, in the background.
-func (p *clientPool) discard(cl *kgo.Client) {
-	go func() {
-		cl.Close()
-		p.gone()
-	}()
-}
-
 // gone counts a client closed.
 func (p *clientPool) gone() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.made--
 	p.signal()
-}
-
-// forget makes the idle clients forget topic (deleted), so that a topic
-// made again under its name starts afresh: new metadata and, for a
-// producer, new sequence numbers.
-func (p *clientPool) forget(topic string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, ic := range p.idle {
-		ic.cl.PurgeTopicsFromClient(topic)
-	}
 }
 
 // close closes the idle clients; clients lent out close when returned.

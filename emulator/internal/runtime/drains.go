@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sort"
 	"time"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/broker"
@@ -178,14 +179,13 @@ func (rt *Runtime) drainPool() (*drain.Pool, error) {
 // Await waits until every destination of the Eventstream has
 // delivered past the produced positions (read-your-writes for tests). A
 // failing destination answers 502 naming it; the events stay in Kafka and
-// are delivered when it recovers.
+// are delivered when it recovers. It waits for the drains that run (what
+// the store holds and Sync started), so a call reads the store only to
+// name a destination that failed.
 func (rt *Runtime) Await(ctx context.Context, eventstreamID string, pos []broker.Position) error {
-	if !rt.hasDrains(eventstreamID) {
-		return nil // nothing to wait for: spare the store its query
-	}
-	ds, err := rt.cfg.Store.ListDestinations(ctx, eventstreamID)
-	if err != nil || len(ds) == 0 {
-		return err
+	waits := rt.drainsOf(eventstreamID)
+	if len(waits) == 0 {
+		return nil
 	}
 	last := map[int32]int64{}
 	for _, p := range pos {
@@ -193,16 +193,13 @@ func (rt *Runtime) Await(ctx context.Context, eventstreamID string, pos []broker
 	}
 	ctx, cancel := context.WithTimeout(ctx, DeliveryTimeout)
 	defer cancel()
-	for _, d := range ds {
-		rt.drainsMu.Lock()
-		e := rt.drains[d.ID]
-		rt.drainsMu.Unlock()
-		if e == nil {
+	for _, w := range waits {
+		err := w.dr.WaitPast(ctx, last)
+		if err == nil || errors.Is(err, drain.ErrClosed) { // unbound meanwhile
 			continue
 		}
-		err := e.dr.WaitPast(ctx, last)
+		d := rt.destinationOf(eventstreamID, w.id)
 		switch {
-		case err == nil, errors.Is(err, drain.ErrClosed): // unbound meanwhile
 		case errors.Is(err, context.DeadlineExceeded):
 			return fabricerr.New(http.StatusGatewayTimeout, "DestinationTimeout",
 				"%d events were written to Kafka, but %s has not delivered them within %s; they stay in Kafka and will be delivered",
@@ -220,16 +217,39 @@ func (rt *Runtime) Await(ctx context.Context, eventstreamID string, pos []broker
 	return nil
 }
 
-// hasDrains tells whether a drain runs for a destination of the Eventstream.
-func (rt *Runtime) hasDrains(eventstreamID string) bool {
+// drainWait is a running drain of a destination.
+type drainWait struct {
+	id string // the destination's
+	dr *drain.Drain
+}
+
+// drainsOf returns the running drains of the Eventstream's destinations,
+// by destination ID.
+func (rt *Runtime) drainsOf(eventstreamID string) []drainWait {
 	rt.drainsMu.Lock()
 	defer rt.drainsMu.Unlock()
-	for _, e := range rt.drains {
+	var out []drainWait
+	for id, e := range rt.drains {
 		if e.esID == eventstreamID {
-			return true
+			out = append(out, drainWait{id, e.dr})
 		}
 	}
-	return false
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// destinationOf is the stored destination id of the Eventstream, to name
+// it in an error (its ID alone when the store does not answer).
+func (rt *Runtime) destinationOf(eventstreamID, id string) store.Destination {
+	ds, err := rt.cfg.Store.ListDestinations(context.Background(), eventstreamID)
+	if err == nil {
+		for _, d := range ds {
+			if d.ID == id {
+				return d
+			}
+		}
+	}
+	return store.Destination{ID: id, EventstreamID: eventstreamID}
 }
 
 func describe(d store.Destination) string {
