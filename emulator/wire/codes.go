@@ -76,10 +76,23 @@ const (
 	KafkaNotConfigured          ErrorCode = "KafkaNotConfigured" // 503: started without a broker
 	KafkaUnavailable            ErrorCode = "KafkaUnavailable"   // 503, and a Warning node's error: the cluster cannot serve the topic for now
 	CustomEndpointKafkaDisabled ErrorCode = "CustomEndpointKafkaDisabled"
+	CustomEndpointAMQPDisabled  ErrorCode = "CustomEndpointAMQPDisabled" // 501: the Event Hubs (AMQP) endpoint is off
 	TLSCANotAvailable           ErrorCode = "TlsCaNotAvailable"
 	DestinationFailed           ErrorCode = "DestinationFailed"  // 502, and a Failed destination node's error
 	DestinationTimeout          ErrorCode = "DestinationTimeout" // 504: a produce waited too long for delivery
 	SourceFailed                ErrorCode = "SourceFailed"       // a Failed source node's error
+
+	// A CDC source's node error: a failure a user can fix on the database side.
+	CDCAuthenticationFailed       ErrorCode = "CDCAuthenticationFailed"       // the server refused the user name or password
+	CDCDatabaseNotFound           ErrorCode = "CDCDatabaseNotFound"           // the connection's database does not exist
+	CDCTableNotFound              ErrorCode = "CDCTableNotFound"              // a table the source names does not exist
+	CDCLogicalReplicationDisabled ErrorCode = "CDCLogicalReplicationDisabled" // PostgreSQL's wal_level is not logical
+	CDCBinlogDisabled             ErrorCode = "CDCBinlogDisabled"             // MySQL writes no row-based binary log
+	CDCReplicationSlotNotFound    ErrorCode = "CDCReplicationSlotNotFound"    // the saved position's slot is gone
+	CDCBinlogPositionNotFound     ErrorCode = "CDCBinlogPositionNotFound"     // the saved binlog file or GTID set was purged
+	CDCServerUnreachable          ErrorCode = "CDCServerUnreachable"          // nothing answers at the connection's host and port
+	CDCPermissionDenied           ErrorCode = "CDCPermissionDenied"           // the user lacks a replication privilege
+	CDCPublicationNotFound        ErrorCode = "CDCPublicationNotFound"        // the source's publication does not exist
 
 	// Throttling and injected faults.
 	RequestBlocked    ErrorCode = "RequestBlocked"    // 429 + Retry-After: Fabric's throttling answer (a fault rule's throttle)
@@ -117,8 +130,10 @@ var codes = []ErrorCode{
 	ItemDisplayNameAlreadyInUse, WorkspaceNameAlreadyExists, PrincipalAlreadyHasRole, LastAdminCannotBeRemoved,
 	EventstreamSourcePaused, EventstreamHasDefinition, EventstreamNotProvisioned, DerivedStreamIsReadOnly,
 	ConnectionInOtherWorkspace, DestinationNotRunning, JobAlreadyCompleted, OperationHasNoResult, OperationNotCompleted,
-	KafkaNotConfigured, KafkaUnavailable, CustomEndpointKafkaDisabled, TLSCANotAvailable,
+	KafkaNotConfigured, KafkaUnavailable, CustomEndpointKafkaDisabled, CustomEndpointAMQPDisabled, TLSCANotAvailable,
 	DestinationFailed, DestinationTimeout, SourceFailed,
+	CDCAuthenticationFailed, CDCDatabaseNotFound, CDCTableNotFound, CDCLogicalReplicationDisabled, CDCBinlogDisabled,
+	CDCReplicationSlotNotFound, CDCBinlogPositionNotFound, CDCServerUnreachable, CDCPermissionDenied, CDCPublicationNotFound,
 	RequestBlocked, FaultInjected, FaultRuleNotFound,
 	AuthenticationFailed,
 	UnknownError,

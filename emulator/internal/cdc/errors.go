@@ -33,19 +33,17 @@ const (
 
 // Error is a failure with a stable code.
 type Error struct {
-	Code string
-	Err  error
+	// ErrorCode is the failure's code, one of the Code constants.
+	ErrorCode string
+	Err       error
 }
 
-func (e *Error) Error() string { return e.Code + ": " + e.Err.Error() }
+func (e *Error) Error() string { return e.ErrorCode + ": " + e.Err.Error() }
 
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// ErrorCode is the failure's code.
-func (e *Error) ErrorCode() string { return e.Code }
-
 // fail makes an Error with code and a formatted cause.
 func fail(code, format string, args ...any) *Error {
-	return &Error{Code: code, Err: fmt.Errorf(format, args...)}
+	return &Error{ErrorCode: code, Err: fmt.Errorf(format, args...)}
 }

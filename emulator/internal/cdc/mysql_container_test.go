@@ -129,7 +129,7 @@ func TestMySQLNamedErrors(t *testing.T) {
 	} {
 		err := run(tc.o, tc.pos)
 		var ce *Error
-		if !errors.As(err, &ce) || ce.Code != tc.code {
+		if !errors.As(err, &ce) || ce.ErrorCode != tc.code {
 			t.Errorf("%s: got %v, want code %s", name, err, tc.code)
 		}
 	}
@@ -137,7 +137,7 @@ func TestMySQLNamedErrors(t *testing.T) {
 	mustMy(t, noBinlog, `CREATE TABLE t (id INT PRIMARY KEY)`)
 	err := run(Options{Conn: conn2, Tables: []string{"t"}, ServerID: 77}, &memPositions{})
 	var ce *Error
-	if !errors.As(err, &ce) || ce.Code != CodeBinlogDisabled {
+	if !errors.As(err, &ce) || ce.ErrorCode != CodeBinlogDisabled {
 		t.Errorf("--skip-log-bin: got %v, want code %s", err, CodeBinlogDisabled)
 	}
 }

@@ -134,14 +134,14 @@ func TestPostgresNamedErrors(t *testing.T) {
 	} {
 		err := run(tc.o, tc.pos)
 		var ce *Error
-		if !errors.As(err, &ce) || ce.Code != tc.code {
+		if !errors.As(err, &ce) || ce.ErrorCode != tc.code {
 			t.Errorf("%s: got %v, want code %s", name, err, tc.code)
 		}
 	}
 	_, noLogical := startPostgres(t, postgres.WithoutLogicalReplication())
 	err := run(Options{Conn: noLogical, Tables: []string{"t"}, SlotName: "s1"}, &memPositions{})
 	var ce *Error
-	if !errors.As(err, &ce) || ce.Code != CodeLogicalReplicationDisabled {
+	if !errors.As(err, &ce) || ce.ErrorCode != CodeLogicalReplicationDisabled {
 		t.Errorf("wal_level=replica: got %v, want code %s", err, CodeLogicalReplicationDisabled)
 	}
 }

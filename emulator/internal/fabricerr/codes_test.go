@@ -165,6 +165,7 @@ type codeSite struct {
 var forwarders = map[string]map[string]int{
 	"emulator/internal/fabricerr": {"New": 1, "NotFound": 0, "Invalid": 0, "Conflict": 0, "Denied": 0},
 	"emulator/internal/portal":    {"newAPIError": 1},
+	"emulator/internal/cdc":       {"fail": 0},
 }
 
 // sites finds, in f, the code arguments of the forwarders, the ErrorCode

@@ -35,7 +35,7 @@ func (e *sourceError) Unwrap() error { return e.err }
 func (e *sourceError) ErrorCode() string {
 	var coded *cdc.Error // a CDC failure a user can fix keeps its own code
 	if errors.As(e.err, &coded) {
-		return coded.Code
+		return coded.ErrorCode
 	}
 	return SourceFailed
 }
