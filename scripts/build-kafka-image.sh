@@ -48,32 +48,8 @@ for arg in "$@"; do
 done
 
 start_all=$SECONDS
-tmp_dirs=()
-cleanup() {
-  local d
-  for d in "${tmp_dirs[@]+"${tmp_dirs[@]}"}"; do
-    [ -d "$d" ] || continue
-    # debootstrap mounts proc/sys inside its target: never delete through a mount.
-    if command -v findmnt >/dev/null 2>&1; then
-      # No mount under $d is the usual case: grep then exits 1, which under
-      # pipefail and errexit would become the script's exit status.
-      { findmnt -rno TARGET | grep -F "$d/" || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
-    fi
-    rm -rf --one-file-system "$d" 2>/dev/null || true
-  done
-}
-# The script's status is its own: cleanup runs without errexit and cannot change it.
-on_exit() {
-  local status=$?
-  set +e
-  cleanup
-  exit "$status"
-}
-trap on_exit EXIT
-
-label_of() { # image label -> value or empty
-  docker image inspect --format "{{ index .Config.Labels \"$2\" }}" "$1" 2>/dev/null || true
-}
+# shellcheck source=scripts/debian-image-lib.sh
+. "$script_dir/debian-image-lib.sh"
 
 # ---------------------------------------------------------------- docker
 bash "$script_dir/ensure-docker.sh"
@@ -82,46 +58,11 @@ bash "$script_dir/ensure-docker.sh"
 base_recipe="debootstrap --variant=minbase --include=$base_packages $suite; env LANG JAVA_HOME PATH; v1"
 base_hash=$(printf '%s' "$base_recipe" | sha256sum | cut -d' ' -f1)
 
-debian_mirror() {
-  if [ -n "${FABRICTEST_DEBIAN_MIRROR:-}" ]; then
-    printf '%s\n' "$FABRICTEST_DEBIAN_MIRROR"
-    return
-  fi
-  local f uri=
-  # deb822 sources: the first URIs of a "deb" stanza whose Suites name the plain suite.
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] || continue
-    uri=$(awk -v suite="$suite" '
-      function flush() { if (types ~ /(^| )deb( |$)/ && (" " suites " ") ~ (" " suite " ") && uris != "" && found == "") { split(uris, u, " "); found = u[1] } types = ""; suites = ""; uris = "" }
-      /^[[:space:]]*$/ { flush(); next }
-      /^[[:space:]]*#/ { next }
-      tolower($1) == "types:" { $1 = ""; types = $0 }
-      tolower($1) == "suites:" { $1 = ""; suites = $0 }
-      tolower($1) == "uris:" { $1 = ""; uris = $0 }
-      END { flush(); print found }' "$f")
-    [ -n "$uri" ] && break
-  done
-  if [ -z "$uri" ]; then
-    # one-line sources: deb [options] URI SUITE COMPONENTS...
-    uri=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-      awk -v suite="$suite" '$1 == "deb" { i = 2; if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ } if ($(i + 1) == suite) { print $i; exit } }')
-  fi
-  [ -n "$uri" ] || die "no Debian mirror for $suite in the apt configuration; set FABRICTEST_DEBIAN_MIRROR"
-  printf '%s\n' "${uri%/}"
-}
-
 build_base() {
   local t0=$SECONDS mirror rootfs arch java_home
   [ "$(id -u)" -eq 0 ] || die "building $base_image needs root (debootstrap)"
-  if ! command -v debootstrap >/dev/null 2>&1; then
-    log "installing debootstrap"
-    export DEBIAN_FRONTEND=noninteractive
-    if ! apt-cache show debootstrap >/dev/null 2>&1; then
-      timeout 600 apt-get -y -q update </dev/null >&2
-    fi
-    timeout 600 apt-get -y -q install --no-install-recommends debootstrap </dev/null >&2
-  fi
-  mirror=$(debian_mirror)
+  ensure_debootstrap
+  mirror=$(debian_mirror "$suite")
   mkdir -p "$cache_dir"
   rootfs=$(mktemp -d "$cache_dir/rootfs.XXXXXX")
   tmp_dirs+=("$rootfs")
