@@ -37,10 +37,9 @@ func (s *Server) startAMQP() error {
 // AMQPEndpoint is the host:port of the Event Hubs listener ("" when the
 // AMQP endpoint is off or there is no broker): the one advertised at run
 // time (POST /_emulator/amqp-endpoint), else WithAMQPEndpointAdvertised's,
-// else the listener's. Connection strings name it (its host alone) only
-// when it is on AMQP's default port and the Kafka endpoint on 9093 of the
-// same host; otherwise they name the Kafka endpoint, which takes AMQP
-// connections too.
+// else the listener's. Connection strings name it when it is advertised or
+// on AMQP's default port (its host alone on that port); otherwise they name
+// the Kafka endpoint, which takes AMQP connections too.
 func (s *Server) AMQPEndpoint() string {
 	if s.ehLn == nil {
 		return ""
@@ -65,9 +64,16 @@ func (s *Server) closeAMQP() error {
 	return err
 }
 
-// AMQPAddr implements the API's view of the Event Hubs door: the address
-// connection strings name, and whether it speaks AMQPS.
+// AMQPAddr implements the API's view of the Event Hubs door: its address,
+// and whether it speaks AMQPS.
 func (a tlsAdvertiser) AMQPAddr() (string, bool) { return a.s.AMQPEndpoint(), a.s.TLS() }
+
+// AMQPAdvertised reports whether the Event Hubs door's address was
+// advertised (WithAMQPEndpointAdvertised or at run time), which connection
+// strings then name.
+func (a tlsAdvertiser) AMQPAdvertised() bool {
+	return a.s.ehAdv.Load() != nil || a.s.cfg.amqp.adv != ""
+}
 
 // Revoke closes the Kafka sessions and the AMQP connections a rotated key
 // opened.

@@ -14,9 +14,9 @@ type amqpSettings struct {
 // WithAMQPEndpoint sets the listen address of the custom endpoint's Event
 // Hubs surface (AMQP 1.0, as the Event Hubs SDKs speak it; AMQPS with
 // WithTLS): the address the connection strings of CustomEndpoint nodes
-// name in their Endpoint when it and the Kafka endpoint are on their
-// default ports (5672 or 5671, and 9093); on other ports the strings name
-// the Kafka endpoint, which takes AMQP connections too. The default is a
+// name in their Endpoint (its host alone) when it is on its default port
+// (5672, or 5671 with TLS); on other ports, unless advertised, the strings
+// name the Kafka endpoint, which takes AMQP connections too. The default is a
 // free loopback port; "off" turns Event Hubs off, on this listener and on
 // the Kafka endpoint. The standalone binary listens on 127.0.0.1:5672
 // (5671 with --tls), Event Hubs' ports.

@@ -134,18 +134,19 @@ func (a *API) namespace() (string, error) {
 // speaks AMQPS.
 type eventHubsDoor interface {
 	AMQPAddr() (addr string, tls bool)
+	AMQPAdvertised() bool
 	AdvertiseAMQP(hostport string) error
 }
 
 // amqpEndpoint returns the host[:port] a connection string's Endpoint
 // names for Event Hubs clients, whether they speak plain AMQP there, and
-// false when the Event Hubs door is off. The Kafka endpoint takes AMQP
-// connections too, so one address serves both protocols and Endpoint
-// agrees with fullyQualifiedNamespace: Endpoint names the host alone when
-// each protocol listens on its default port of that host (AMQP on 5672, or
-// AMQPS on 5671 with TLS, and Kafka on 9093: Fabric's shape, where SDKs
-// and Kafka tools append their own port), and the Kafka endpoint's
-// host:port otherwise.
+// false when the Event Hubs door is off. The Event Hubs endpoint's host
+// alone when it listens on AMQP's default port (5672, or AMQPS on 5671
+// with TLS: Fabric's shape, where the SDKs add their own port, and the one
+// the Java SDK dials); its host:port when it was advertised (an emulator in
+// a container learns its published port); otherwise the Kafka endpoint's
+// host:port, which takes AMQP connections too, so that Endpoint agrees with
+// fullyQualifiedNamespace.
 func (a *API) amqpEndpoint() (hostport string, plain, ok bool) {
 	d, isDoor := a.gateway.(eventHubsDoor)
 	if !isDoor {
@@ -155,17 +156,17 @@ func (a *API) amqpEndpoint() (hostport string, plain, ok bool) {
 	if addr == "" {
 		return "", false, false
 	}
-	kafka := a.gateway.Addr()
 	std := "5672"
 	if tls {
 		std = "5671"
 	}
-	host, port, err := net.SplitHostPort(addr)
-	khost, kport, kerr := net.SplitHostPort(kafka)
-	if err == nil && kerr == nil && port == std && kport == "9093" && host == khost {
+	switch host, port, err := net.SplitHostPort(addr); {
+	case err == nil && port == std:
 		return host, !tls, true
+	case d.AMQPAdvertised():
+		return addr, !tls, true
 	}
-	return kafka, !tls, true
+	return a.gateway.Addr(), !tls, true
 }
 
 // connectionString is Fabric's form of a custom endpoint connection
