@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"slices"
@@ -112,8 +111,7 @@ func (a *API) endpointKeys(ctx context.Context, es store.Item, node string) (sto
 }
 
 // namespace is the fullyQualifiedNamespace of the emulator's Kafka
-// endpoint: its host alone when it listens on Event Hubs' Kafka port 9093
-// (so clients that append ":9093" keep working), host:port otherwise.
+// endpoint (control.Namespace).
 func (a *API) namespace() (string, error) {
 	if !a.cfg.Broker.Enabled() {
 		return "", kafkaError(broker.ErrNoBroker)
@@ -122,11 +120,7 @@ func (a *API) namespace() (string, error) {
 		return "", fabricerr.New(http.StatusNotImplemented, CustomEndpointKafkaDisabled,
 			"the emulator's Kafka endpoint for connection strings is off; start it with --kafka-endpoint 127.0.0.1:9093")
 	}
-	addr := a.gateway.Addr()
-	if host, port, err := net.SplitHostPort(addr); err == nil && port == "9093" {
-		return host, nil
-	}
-	return addr, nil
+	return control.Namespace(a.gateway.Addr()), nil
 }
 
 // eventHubsDoor is the Event Hubs (AMQP) endpoint, when the attached
@@ -138,15 +132,9 @@ type eventHubsDoor interface {
 	AdvertiseAMQP(hostport string) error
 }
 
-// amqpEndpoint returns the host[:port] a connection string's Endpoint
-// names for Event Hubs clients, whether they speak plain AMQP there, and
-// false when the Event Hubs door is off. The Event Hubs endpoint's host
-// alone when it listens on AMQP's default port (5672, or AMQPS on 5671
-// with TLS: Fabric's shape, where the SDKs add their own port, and the one
-// the Java SDK dials); its host:port when it was advertised (an emulator in
-// a container learns its published port); otherwise the Kafka endpoint's
-// host:port, which takes AMQP connections too, so that Endpoint agrees with
-// fullyQualifiedNamespace.
+// amqpEndpoint returns what a connection string's Endpoint names for
+// Event Hubs clients (control.AMQPEndpointName), whether they speak plain
+// AMQP there, and false when the Event Hubs door is off.
 func (a *API) amqpEndpoint() (hostport string, plain, ok bool) {
 	d, isDoor := a.gateway.(eventHubsDoor)
 	if !isDoor {
@@ -156,33 +144,17 @@ func (a *API) amqpEndpoint() (hostport string, plain, ok bool) {
 	if addr == "" {
 		return "", false, false
 	}
-	std := "5672"
-	if tls {
-		std = "5671"
-	}
-	switch host, port, err := net.SplitHostPort(addr); {
-	case err == nil && port == std:
-		return host, !tls, true
-	case d.AMQPAdvertised():
-		return addr, !tls, true
-	}
-	return a.gateway.Addr(), !tls, true
+	return control.AMQPEndpointName(addr, tls, d.AMQPAdvertised(), a.gateway.Addr()), !tls, true
 }
 
-// connectionString is Fabric's form of a custom endpoint connection
-// string. Its Endpoint names where both the Event Hubs SDKs and Kafka
-// clients connect (amqpEndpoint), with UseDevelopmentEmulator=true when
-// it is plain AMQP (what the Event Hubs SDKs need to speak AMQP without
-// TLS); with the Event Hubs door off, the Kafka endpoint's namespace.
+// connectionString names the Event Hubs endpoint, or with the door off
+// the Kafka endpoint's namespace.
 func (a *API) connectionString(namespace, keyName, key, entity string) string {
-	dev := ""
-	if amqp, plain, ok := a.amqpEndpoint(); ok {
+	amqp, plain, ok := a.amqpEndpoint()
+	if ok {
 		namespace = amqp
-		if plain {
-			dev = "UseDevelopmentEmulator=true;"
-		}
 	}
-	return fmt.Sprintf("Endpoint=sb://%s/;SharedAccessKeyName=%s;SharedAccessKey=%s;%sEntityPath=%s", namespace, keyName, key, dev, entity)
+	return control.ConnectionString(namespace, keyName, key, entity, ok && plain)
 }
 
 // connection renders the connection of node, a CustomEndpoint of es.

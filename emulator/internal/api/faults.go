@@ -82,7 +82,7 @@ func (a *API) injectREST(c *call, pattern string) bool {
 		return false
 	}
 	hit := a.cfg.Faults.Check(faults.Request{Door: wire.FaultDoorREST, Method: r.Method, Route: pattern, Path: r.URL.Path,
-		Eventstream: r.PathValue("id"), Node: r.PathValue("ds"), Operation: restOperation(pattern)})
+		Eventstream: r.PathValue("id"), Node: r.PathValue("ds"), Operation: faults.RESTOperation(pattern)})
 	if hit == nil {
 		return false
 	}
@@ -98,31 +98,12 @@ func (a *API) injectREST(c *call, pattern string) bool {
 		panic(http.ErrAbortHandler) // net/http closes the connection without an answer
 	case wire.FaultThrottle:
 		until := a.cfg.Now().Add(time.Duration(e.RetryAfterSeconds) * time.Second).UTC()
-		fe := fabricerr.New(http.StatusTooManyRequests, wire.RequestBlocked, "%s", faultMessage(e,
+		fe := fabricerr.New(http.StatusTooManyRequests, wire.RequestBlocked, "%s", faults.Message(e,
 			"Request is blocked by the upstream service until: "+until.Format("1/2/2006 3:04:05 PM")+" (UTC)"))
 		fe.RetryAfter = e.RetryAfterSeconds
 		fabricerr.Write(c.w, c.id, fe)
 	default:
-		fabricerr.Write(c.w, c.id, fabricerr.New(e.Status, wire.FaultInjected, "%s", faultMessage(e, "injected fault (rule "+hit.Rule+")")))
+		fabricerr.Write(c.w, c.id, fabricerr.New(e.Status, wire.FaultInjected, "%s", faults.Message(e, "injected fault (rule "+hit.Rule+")")))
 	}
 	return true
-}
-
-// restOperation is produce or consume for the data routes of an
-// Eventstream's events.
-func restOperation(pattern string) string {
-	switch {
-	case strings.HasPrefix(pattern, "POST ") && strings.HasSuffix(pattern, "/events"):
-		return wire.FaultProduce
-	case strings.HasPrefix(pattern, "GET ") && strings.HasSuffix(pattern, "/events"):
-		return wire.FaultConsume
-	}
-	return ""
-}
-
-func faultMessage(e wire.FaultEffect, def string) string {
-	if e.Message != "" {
-		return e.Message
-	}
-	return def
 }
