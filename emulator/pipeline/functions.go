@@ -515,18 +515,33 @@ func charIndex(find, search string, start int64) int64 {
 }
 
 // substring returns the code points at 1-based positions start …
-// start+length−1 that exist; a negative length is a failure.
+// start+length−1 that exist; a negative length is a failure. It slices the
+// input's own bytes, so a byte that is not UTF-8 (a CSV or Avro text may
+// hold one) counts as one code point and stays one byte, never growing into
+// U+FFFD's three.
 func substring(s string, start, length int64) (any, bool) {
 	if length < 0 {
 		return nil, false
 	}
-	rs := []rune(s)
 	from := max(start, 1)
-	to := min(satAdd(start, length), int64(len(rs))+1) // exclusive
+	to := satAdd(start, length) // exclusive
 	if to <= from {
 		return "", true
 	}
-	return string(rs[from-1 : to-1]), true
+	begin, end := len(s), len(s)
+	pos := int64(1)
+	for i := 0; i < len(s); pos++ {
+		if pos == from {
+			begin = i
+		}
+		if pos == to {
+			end = i
+			break
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[begin:end], true
 }
 
 // round rounds x to places decimal places, halves away from zero, on the

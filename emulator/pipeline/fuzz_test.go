@@ -20,6 +20,7 @@ func FuzzScalarFunctions(f *testing.F) {
 	f.Add("ɐ", "", "x", int64(1<<62), int64(-1<<63), uint16(60000))
 	f.Add("😀b", "😀", "", int64(0), int64(400), uint16(0))
 	f.Add("123.9995", "ß", "ﬃ", int64(-401), int64(9), uint16(7))
+	f.Add(strings.Repeat("\xab", 20), "0", "0", int64(1), int64(2_000_000), uint16(60000)) // bytes that are not UTF-8, as long as an event: Substring kept them as bytes
 	fns := make([]ScalarFunc, 0, len(scalarFuncs))
 	for fn := range scalarFuncs {
 		fns = append(fns, fn)
