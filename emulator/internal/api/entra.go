@@ -15,17 +15,14 @@ func (a *API) entraRoutes() {
 	for pattern, h := range a.cfg.Entra.Routes() {
 		a.mux.HandleFunc(pattern, h)
 	}
-	a.handle("POST /_emulator/entra/apps", false, entraH.registerApp)
-	a.handle("GET /_emulator/entra/apps", false, entraH.listApps)
+	a.handle("POST /_emulator/entra/apps", false, a.loopbackOnly("registering an application", entraH.registerApp))
+	a.handle("GET /_emulator/entra/apps", false, a.loopbackOnly("listing applications", entraH.listApps))
 }
 
 // registerApp registers (or replaces) an application of the token service:
 // {clientId, clientSecret, objectId?, displayName?}. Its secret is checked
 // from then on, so a test can be refused with AADSTS7000215.
 func (a entraHandlers) registerApp(c *call) error {
-	if err := a.loopbackOnly(c, "registering an application"); err != nil {
-		return err
-	}
 	var app entra.App
 	if err := a.decode(c, &app); err != nil {
 		return err
@@ -40,9 +37,6 @@ func (a entraHandlers) registerApp(c *call) error {
 
 // listApps lists the registered applications, without their secrets.
 func (a entraHandlers) listApps(c *call) error {
-	if err := a.loopbackOnly(c, "listing applications"); err != nil {
-		return err
-	}
 	return c.JSON(http.StatusOK, map[string]any{"value": a.cfg.Entra.Apps().List()})
 }
 

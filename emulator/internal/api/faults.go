@@ -17,17 +17,14 @@ const faultsPrefix = "/_emulator/faults"
 
 // faultRoutes registers the fault rules' routes, for loopback callers.
 func (a *API) faultRoutes() {
-	a.handle("POST "+faultsPrefix, false, a.addFault)
-	a.handle("GET "+faultsPrefix, false, a.listFaults)
-	a.handle("DELETE "+faultsPrefix, false, a.clearFaults)
-	a.handle("DELETE "+faultsPrefix+"/{rule}", false, a.deleteFault)
+	a.handle("POST "+faultsPrefix, false, a.loopbackOnly("fault injection", a.addFault))
+	a.handle("GET "+faultsPrefix, false, a.loopbackOnly("fault injection", a.listFaults))
+	a.handle("DELETE "+faultsPrefix, false, a.loopbackOnly("fault injection", a.clearFaults))
+	a.handle("DELETE "+faultsPrefix+"/{rule}", false, a.loopbackOnly("fault injection", a.deleteFault))
 }
 
 // addFault serves POST /_emulator/faults: 201 and the rule as active.
 func (a *API) addFault(c *call) error {
-	if err := a.loopbackOnly(c, "fault injection"); err != nil {
-		return err
-	}
 	var r wire.FaultRule
 	if err := a.decode(c, &r); err != nil {
 		return err
@@ -45,25 +42,16 @@ func (a *API) addFault(c *call) error {
 
 // listFaults serves GET /_emulator/faults: the active rules.
 func (a *API) listFaults(c *call) error {
-	if err := a.loopbackOnly(c, "fault injection"); err != nil {
-		return err
-	}
 	return c.JSON(http.StatusOK, wire.FaultRules{Value: a.cfg.Faults.List()})
 }
 
 // clearFaults serves DELETE /_emulator/faults: every rule ends.
 func (a *API) clearFaults(c *call) error {
-	if err := a.loopbackOnly(c, "fault injection"); err != nil {
-		return err
-	}
 	return c.JSON(http.StatusOK, map[string]int{"deleted": a.cfg.Faults.Clear()})
 }
 
 // deleteFault serves DELETE /_emulator/faults/{rule}.
 func (a *API) deleteFault(c *call) error {
-	if err := a.loopbackOnly(c, "fault injection"); err != nil {
-		return err
-	}
 	id := c.r.PathValue("rule")
 	if err := a.cfg.Faults.Delete(id); errors.Is(err, faults.ErrNotFound) {
 		return fabricerr.New(http.StatusNotFound, wire.FaultRuleNotFound, "no active fault rule %q (it may have ended by itself)", id)

@@ -31,8 +31,8 @@ func (a *API) controlRoutes() {
 	a.handle("GET /_emulator/health", false, emulatorH.health)
 	a.handle("POST /_emulator/kafka-endpoint", false, a.advertiseEndpoint)
 	a.handle("POST /_emulator/amqp-endpoint", false, a.advertiseAMQPEndpoint)
-	a.handle("GET /_emulator/clock", false, clockH.getClock)
-	a.handle("POST /_emulator/clock", false, clockH.advanceClock)
+	a.handle("GET /_emulator/clock", false, a.loopbackOnly("the emulator clock", clockH.getClock))
+	a.handle("POST /_emulator/clock", false, a.loopbackOnly("the emulator clock", clockH.advanceClock))
 	a.handle("GET /_emulator/ca.pem", false, emulatorH.caCertificate)
 	a.faultRoutes()
 }
