@@ -16,6 +16,7 @@ type nodeView struct {
 	Metrics  []metric
 	Errors   []recentError // the node's last runtime errors, newest first
 	Pausable bool          // sources and destinations have pause and resume
+	Bound    bool          // a destination binding, which Delete removes
 	Endpoint bool          // a CustomEndpoint: its connection has a page
 	Anchor   string        // the id of its card, which the graph links to
 	Spark    *spark        // its small chart (nil until two readings)
@@ -61,6 +62,7 @@ func (p *Portal) eventstreamPage(r *http.Request, principal string) (page, error
 		v.Insights = err.Error()
 	}
 	recent := p.recentErrors(r, principal, api)
+	bound := p.bindings(r, principal, api)
 	v.Streams = topo.Streams
 	for _, c := range []struct {
 		title, kind string
@@ -71,7 +73,7 @@ func (p *Portal) eventstreamPage(r *http.Request, principal string) (page, error
 		for i, n := range c.nodes {
 			col.Nodes = append(col.Nodes, nodeView{node: n, Kind: c.kind, Metrics: metrics[n.ID], Errors: recent[n.ID],
 				Anchor: fmt.Sprintf("node-%s-%d", c.kind, i), Spark: p.hist.chart(n.ID, chartMetrics(c.kind)...),
-				Pausable: c.kind == "sources" || c.kind == "destinations",
+				Pausable: c.kind == "sources" || c.kind == "destinations", Bound: c.kind == "destinations" && bound[n.ID],
 				Endpoint: n.Type == "CustomEndpoint" && (c.kind == "sources" || c.kind == "destinations")})
 		}
 		v.Columns = append(v.Columns, col)
@@ -79,6 +81,22 @@ func (p *Portal) eventstreamPage(r *http.Request, principal string) (page, error
 	v.Graph = buildGraph(v.Columns)
 	crumbs := []crumb{home, workspaceCrumb(r, p.workspaceName(r, principal))}
 	return page{Template: "eventstream", Title: v.Item.DisplayName, Crumbs: crumbs, Body: v}, nil
+}
+
+// bindings are the ids of the Eventstream's destination bindings, which
+// the bindings route deletes; a destination only its definition holds (a
+// custom endpoint, a DerivedStream) goes by updating the definition. An
+// answer the portal cannot read leaves no Delete button.
+func (p *Portal) bindings(r *http.Request, principal, api string) map[string]bool {
+	var l list[wire.Destination]
+	if err := p.get(r, principal, api+"/destinations", &l); err != nil {
+		return nil
+	}
+	out := make(map[string]bool, len(l.Value))
+	for _, d := range l.Value {
+		out[d.ID] = true
+	}
+	return out
 }
 
 // eventstreamAPI is the API path of the request's Eventstream.

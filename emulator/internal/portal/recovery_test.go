@@ -37,7 +37,8 @@ func post(t *testing.T, c *http.Client, rawURL string, form url.Values) (string,
 }
 
 // TestRecoveryFromThePage: a node resumes with Now and with a custom time
-// from its own form, a destination is deleted from the page, and a POST
+// from its own form, a destination binding is deleted from the page (one
+// only the definition holds offers no Delete), and a POST
 // the API refuses comes back to the Eventstream page with the API's
 // answer shown once.
 func TestRecoveryFromThePage(t *testing.T) {
@@ -67,6 +68,12 @@ func TestRecoveryFromThePage(t *testing.T) {
 		if !strings.Contains(body, w) {
 			t.Errorf("the page's recovery forms lack %q", w)
 		}
+	}
+
+	// The custom endpoint destination is the definition's alone: no
+	// Delete (the bindings route does not know it), and the page says how.
+	if strings.Contains(body, `aria-label="Delete destination out"`) || !strings.Contains(body, "remove it with <code>updateDefinition</code>") {
+		t.Error("the definition's custom endpoint destination offers Delete, or the page does not say how it goes")
 	}
 
 	// A refusal: the Viewer's resume comes back to the page, which shows
