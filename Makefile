@@ -197,9 +197,10 @@ bench: kafka-image
 PORTAL_SHOTS = $(CURDIR)/.cache/portal-screenshots
 portal-screenshots:
 	bash scripts/install-test-deps.sh
-	$(GO) test -count=1 -run 'TestPortalInChromium|TestWarningNodeInChromium' ./emulator/internal/portal/
+	$(GO) test -count=1 -run 'TestPortalInChromium|TestWarningNodeInChromium|TestFailedNodeInChromium' ./emulator/internal/portal/
 	cp $(PORTAL_SHOTS)/topology-canvas.png docs/portal-topology.png
 	cp $(PORTAL_SHOTS)/table.png docs/portal-table.png
 	cp $(PORTAL_SHOTS)/preview.png docs/portal-preview.png
 	cp $(PORTAL_SHOTS)/explorer.png docs/portal-explorer.png
 	cp $(PORTAL_SHOTS)/warning.png docs/portal-warning.png
+	cp $(PORTAL_SHOTS)/failed.png docs/portal-failed.png

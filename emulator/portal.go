@@ -1,11 +1,13 @@
 package emulator
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"path"
 	"strings"
 
+	"github.com/fabrictest/fabrictest/emulator/eventhouse"
 	"github.com/fabrictest/fabrictest/emulator/internal/auth"
 	"github.com/fabrictest/fabrictest/emulator/internal/portal"
 )
@@ -32,7 +34,8 @@ func (s *Server) mountPortal() (http.Handler, error) {
 		Mint: func(principal string) (string, error) {
 			tok, _, err := s.issuer.Mint(auth.MintOptions{Principal: principal})
 			return tok, err
-		}})
+		},
+		TakeRows: s.takeRows()})
 	if err != nil {
 		return nil, fmt.Errorf("start portal: %w", err)
 	}
@@ -53,4 +56,21 @@ func (s *Server) mountPortal() (http.Handler, error) {
 func canonical(p string) bool {
 	c := path.Clean(p)
 	return c == p || c+"/" == p && !strings.HasSuffix(c, "/")
+}
+
+// takeRows reads an Eventhouse table's first rows from the Kusto engine
+// (--kql-url) for the portal's Eventhouse page, through a client of its
+// own made for the page; nil without an engine.
+func (s *Server) takeRows() portal.TakeRows {
+	if s.cfg.kqlURL == "" {
+		return nil
+	}
+	return func(ctx context.Context, database, table string, n int) ([]string, [][]any, error) {
+		c, err := eventhouse.New(s.cfg.kqlURL, eventhouse.WithTrustedHost())
+		if err != nil {
+			return nil, nil, err
+		}
+		defer c.Close()
+		return c.Take(ctx, database, table, n)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/Azure/azure-kusto-go/azkustodata/kql"
 	"github.com/Azure/azure-kusto-go/azkustodata/query"
@@ -119,4 +120,35 @@ func deref[T any](p *T) any {
 		return nil
 	}
 	return *p
+}
+
+// Take reads at most n rows of a table (T | take n), with the table's
+// column names in order; values are as Rows gives them.
+func (c *Client) Take(ctx context.Context, database, table string, n int) ([]string, [][]any, error) {
+	stmt := kql.New("").AddUnsafe(QuoteName(table)).AddLiteral(" | take ").AddUnsafe(strconv.Itoa(max(n, 0)))
+	ds, err := c.kusto.Query(ctx, database, stmt)
+	if err != nil {
+		return nil, nil, engineError("query", database, table, stmt.String(), err)
+	}
+	tables := ds.Tables()
+	if len(tables) == 0 {
+		return nil, nil, fmt.Errorf("eventhouse: take %s in database %q: no result table", QuoteName(table), database)
+	}
+	var cols []string
+	for _, col := range tables[0].Columns() {
+		cols = append(cols, col.Name())
+	}
+	var out [][]any
+	for _, r := range tables[0].Rows() {
+		m, err := rowMap(r)
+		if err != nil {
+			return nil, nil, fmt.Errorf("eventhouse: take %s in database %q: %w", QuoteName(table), database, err)
+		}
+		row := make([]any, len(cols))
+		for i, col := range cols {
+			row[i] = m[col]
+		}
+		out = append(out, row)
+	}
+	return cols, out, nil
 }

@@ -151,6 +151,17 @@ func (b *browser) foreignRequests(host string) []string {
 	return out
 }
 
+// shotsDir is where the browser tests leave their screenshots (make
+// portal-screenshots copies them into docs/), made when missing.
+func shotsDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(repoRoot(t), ".cache", "portal-screenshots")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // TestPortalInChromium: the Eventstream page shows produced events in its
 // preview within 2 s, its pause button pauses a destination (the API
 // confirms), the table page shows the rows, every page passes axe-core's
@@ -162,10 +173,7 @@ func TestPortalInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("axe-core not vendored: run scripts/install-test-deps.sh (%v)", err)
 	}
-	shots := filepath.Join(root, ".cache", "portal-screenshots")
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	shots := shotsDir(t)
 	f := deploy(t)
 	b := newBrowser(t)
 

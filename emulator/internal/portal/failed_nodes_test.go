@@ -228,6 +228,42 @@ func TestWarningNodeInChromium(t *testing.T) {
   return n.querySelector("[data-status]").textContent === "Warning" && !n.querySelector("[data-error]").hidden &&
     n.querySelector("[data-error-code]").textContent === "KafkaUnavailable" &&
     document.querySelector('[data-graph-id="`+f.lake+`"] rect').getAttribute("class") === "box warn"; })()`)
-	b.screenshot(t, filepath.Join(repoRoot(t), ".cache", "portal-screenshots"), "warning")
+	b.screenshot(t, shotsDir(t), "warning")
 	b.checkAccessibility(t, axe, "the Eventstream page with a Warning node")
+}
+
+// TestFailedNodeInChromium: in a browser, an Eventhouse destination that
+// cannot deliver (no Kusto engine) shows as Failed with its error code and
+// message and a red box; the Eventhouse page says why it has no rows.
+// Both pages pass the accessibility pass and are photographed for docs/.
+func TestFailedNodeInChromium(t *testing.T) {
+	axe, err := os.ReadFile(filepath.Join(repoRoot(t), ".cache", "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatalf("axe-core not vendored: run scripts/install-test-deps.sh (%v)", err)
+	}
+	shots := shotsDir(t)
+	f := deploy(t)
+	id := failedEventhouse(t, f)
+	b := newBrowser(t)
+	b.do(t, "open the Eventstream page", chromedp.Navigate(f.esPage()),
+		chromedp.WaitVisible(chromedp.CSS(`[data-node]`)))
+	b.waitJSFor(t, 10*time.Second, "the Eventhouse destination Failed with its error",
+		`(() => { const n = document.querySelector('[data-node="`+id+`"]');
+  return n.querySelector("[data-status]").textContent === "Failed" && !n.querySelector("[data-error]").hidden &&
+    n.querySelector("[data-error-code]").textContent !== "" && n.querySelector("[data-error-message]").textContent !== "" &&
+    document.querySelector('[data-graph-id="`+id+`"] rect').getAttribute("class") === "box bad"; })()`)
+	b.screenshot(t, shots, "failed")
+	b.checkAccessibility(t, axe, "the Eventstream page with a Failed node")
+
+	var ehID string
+	for _, it := range f.api(f.token, "GET", "/v1/workspaces/"+f.ws+"/eventhouses", nil, 200)["value"].([]any) {
+		ehID = it.(map[string]any)["id"].(string)
+	}
+	b.do(t, "open the Eventhouse page", chromedp.Navigate(f.portal("workspaces/"+f.ws+"/eventhouses/"+ehID)),
+		chromedp.WaitVisible(chromedp.CSS(`main h1`)))
+	if text := js[string](t, b, `document.querySelector("main").innerText`); !strings.Contains(text, "No Kusto engine is attached") {
+		t.Fatalf("the Eventhouse page: %s", text)
+	}
+	b.screenshot(t, shots, "eventhouse")
+	b.checkAccessibility(t, axe, "the Eventhouse page")
 }

@@ -33,7 +33,7 @@ var funcs = template.FuncMap{
 }
 
 // itemPages maps the item types that have a page to their path segment.
-var itemPages = map[string]string{"Eventstream": "eventstreams", "Lakehouse": "lakehouses", "Reflex": "reflexes"}
+var itemPages = map[string]string{"Eventstream": "eventstreams", "Lakehouse": "lakehouses", "Reflex": "reflexes", "Eventhouse": "eventhouses"}
 
 // statusClass is the colour class of a status: ok, warn, bad, or none.
 func statusClass(s string) string {

@@ -124,7 +124,7 @@ func back(r *http.Request) string {
 
 // parsePages parses each page template with the layout.
 func parsePages() (map[string]*template.Template, error) {
-	names := []string{"workspaces", "workspace", "eventstream", "connection", "logs", "lakehouse", "table", "reflex", "explorer", "error"}
+	names := []string{"workspaces", "workspace", "eventstream", "connection", "logs", "lakehouse", "table", "reflex", "eventhouse", "explorer", "error"}
 	out := map[string]*template.Template{}
 	for _, n := range names {
 		t, err := template.New(n).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+n+".html")

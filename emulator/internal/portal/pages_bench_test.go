@@ -59,6 +59,7 @@ func setupBench(b *testing.B) {
 			}
 		}
 		f.produce(map[string]any{"key": "k", "value": map[string]any{"amount": 1.5}})
+		eh := f.api(f.token, "POST", "/v1/workspaces/"+f.ws+"/eventhouses", map[string]any{"displayName": "telemetry"}, 201)["id"].(string)
 		es := "workspaces/" + f.ws + "/eventstreams/" + f.es
 		table := "workspaces/" + f.ws + "/lakehouses/" + f.lh + "/tables/big"
 		benchFix = f
@@ -74,6 +75,7 @@ func setupBench(b *testing.B) {
 			"table-first-page": table,
 			"table-last-page":  table + fmt.Sprintf("?page=%d", benchRows/50),
 			"reflex":           "workspaces/" + f.ws + "/reflexes/" + f.rf,
+			"eventhouse":       "workspaces/" + f.ws + "/eventhouses/" + eh,
 		}
 	})
 	if benchFix == nil {

@@ -39,6 +39,9 @@ type Config struct {
 	Remote bool
 	// Logger gets the portal's failures (default: discarded).
 	Logger *slog.Logger
+	// TakeRows reads an Eventhouse table's first rows (nil: no Kusto
+	// engine is attached, and the Eventhouse page says so).
+	TakeRows TakeRows
 }
 
 // Portal is the portal's http.Handler.
@@ -100,6 +103,7 @@ func (p *Portal) routes() {
 	p.mux.HandleFunc("GET "+Prefix+"workspaces/{ws}/lakehouses/{id}", p.page(p.lakehousePage))
 	p.mux.HandleFunc("GET "+Prefix+"workspaces/{ws}/lakehouses/{id}/tables/{table}", p.page(p.tablePage))
 	p.mux.HandleFunc("GET "+Prefix+"workspaces/{ws}/reflexes/{id}", p.page(p.reflexPage))
+	p.mux.HandleFunc("GET "+Prefix+"workspaces/{ws}/eventhouses/{id}", p.page(p.eventhousePage))
 	p.mux.HandleFunc("POST "+Prefix+"principal", p.choosePrincipal)
 	p.mux.Handle("GET "+Prefix+"static/", p.static)
 	p.mux.HandleFunc(Prefix, func(w http.ResponseWriter, r *http.Request) {
