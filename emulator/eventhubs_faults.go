@@ -14,21 +14,25 @@ import (
 
 // injectEventHubs applies the fault a rule injects into an Event Hubs
 // send or receive of Eventstream esID through node: nil, after a latency
-// effect's wait, or the AMQP error the link answers (a throttle is Event
-// Hubs' com.microsoft:server-busy, ServerBusyException in the SDKs).
+// effect's wait; ErrDropConnection for a drop (the door closes the socket);
+// or the AMQP error the link answers (a throttle is Event Hubs'
+// com.microsoft:server-busy, ServerBusyException in the SDKs).
 func (s *Server) injectEventHubs(ctx context.Context, esID, node, op string) error {
 	hit := s.faults.Check(faults.Request{Door: wire.FaultDoorEventHubs, Eventstream: esID, Node: node, Operation: op})
 	if hit == nil {
 		return nil
 	}
 	e := hit.Effect
-	if e.Kind == wire.FaultLatency {
+	switch e.Kind {
+	case wire.FaultLatency:
 		select {
 		case <-time.After(hit.Latency()):
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	case wire.FaultDrop:
+		return eventhubs.ErrDropConnection
 	}
 	msg := e.Message
 	if msg == "" {

@@ -227,6 +227,34 @@ func TestEventHubsProducerRetriesServerBusy(t *testing.T) {
 	}
 }
 
+// TestEventHubsProducerReconnectsAfterDrop: a drop on the Event Hubs door
+// closes the connection under azeventhubs' send with no AMQP close; the
+// SDK's retry policy opens a new connection and sends again, and each
+// event is in the table once (the dropped send wrote nothing).
+func TestEventHubsProducerReconnectsAfterDrop(t *testing.T) {
+	f := deployEndpoint(t)
+	ctx := ehContext(t)
+	c := f.connection("GET", "/sources/"+f.src+"/connection", nil)
+	p, err := azeventhubs.NewProducerClientFromConnectionString(c.AccessKeys.PrimaryConnectionString, "",
+		&azeventhubs.ProducerClientOptions{RetryOptions: azeventhubs.RetryOptions{MaxRetries: 3, RetryDelay: 100 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(context.Background()) })
+	if err := ehSend(ctx, p, nil, nil, `{"n":0}`); err != nil {
+		t.Fatalf("send before the fault: %v", err)
+	}
+	id := f.e.inject(wire.FaultRule{Target: wire.FaultTarget{Door: wire.FaultDoorEventHubs, Operation: wire.FaultProduce},
+		Effect: wire.FaultEffect{Kind: wire.FaultDrop}, Count: 1})
+	if err := ehSend(ctx, p, nil, nil, `{"n":1}`, `{"n":2}`); err != nil {
+		t.Fatalf("send through a dropped connection: %v", err)
+	}
+	if n := f.e.faultCount(id); n != "1" {
+		t.Fatalf("%s faults counted, want 1", n)
+	}
+	f.exactlyOnce(t, []int{0, 1, 2})
+}
+
 // TestLakehouseDestinationRetriesWriteFailures: the Lakehouse destination
 // fails its next 3 writes; it retries from its journal and the table then
 // holds exactly what was acknowledged; the destination's runtime logs

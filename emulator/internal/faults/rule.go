@@ -14,7 +14,7 @@ import (
 var doorEffects = map[string][]string{
 	wire.FaultDoorREST:        {wire.FaultThrottle, wire.FaultError, wire.FaultDrop, wire.FaultLatency},
 	wire.FaultDoorKafka:       {wire.FaultThrottle, wire.FaultError, wire.FaultDrop, wire.FaultLatency},
-	wire.FaultDoorEventHubs:   {wire.FaultThrottle, wire.FaultError, wire.FaultLatency},
+	wire.FaultDoorEventHubs:   {wire.FaultThrottle, wire.FaultError, wire.FaultDrop, wire.FaultLatency},
 	wire.FaultDoorDestination: {wire.FaultWriteFailure, wire.FaultLatency},
 	wire.FaultDoorBroker:      {wire.FaultUnreachable},
 }

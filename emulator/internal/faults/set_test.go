@@ -122,7 +122,7 @@ func TestMatching(t *testing.T) {
 		{"eventstream any door", wire.FaultTarget{Eventstream: "ES1", Operation: "produce"}, "throttle", Request{Door: "kafka", Eventstream: "es1", Operation: "produce"}, true},
 		{"eventstream other op", wire.FaultTarget{Eventstream: "es1", Operation: "produce"}, "throttle", Request{Door: "kafka", Eventstream: "es1", Operation: "consume"}, false},
 		{"eventstream not a destination", wire.FaultTarget{Eventstream: "es1"}, "latency", Request{Door: "destination", Eventstream: "es1"}, false},
-		{"door lacks the effect", wire.FaultTarget{Eventstream: "es1"}, "drop", Request{Door: "eventhubs", Eventstream: "es1"}, false},
+		{"drop on every stream door", wire.FaultTarget{Eventstream: "es1"}, "drop", Request{Door: "eventhubs", Eventstream: "es1"}, true},
 		{"destination", wire.FaultTarget{Door: "destination", Destination: "d1"}, "writeFailure", Request{Door: "destination", Destination: "d1"}, true},
 		{"other destination", wire.FaultTarget{Door: "destination", Destination: "d1"}, "writeFailure", Request{Door: "destination", Destination: "d2"}, false},
 		{"broker", wire.FaultTarget{Door: "broker"}, "unreachable", Request{Door: "broker"}, true},

@@ -115,6 +115,15 @@ func (c *conn) shutdown(why string) {
 	}
 }
 
+// drop closes the socket at once, with no close frame: the peer sees the
+// connection reset, as when a network path goes away.
+func (c *conn) drop() {
+	c.closing.Do(func() {
+		c.cancel()
+		c.nc.Close()
+	})
+}
+
 // closeWith sends close with e once and closes the socket.
 func (c *conn) closeWith(e *amqp.Error) {
 	c.closing.Do(func() {

@@ -129,6 +129,10 @@ var (
 	ErrNotFound     = errors.New("not found")
 	ErrServerBusy   = errors.New("server busy")
 	ErrTooLarge     = errors.New("message too large")
+	// ErrDropConnection makes the door close the connection's socket at
+	// once, with no AMQP close and no answer to the send or receive (a
+	// fault rule's dropped connection).
+	ErrDropConnection = errors.New("connection dropped")
 )
 
 // Event Hubs' own error conditions.

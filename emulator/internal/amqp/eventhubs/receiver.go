@@ -1,6 +1,7 @@
 package eventhubs
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -90,7 +91,10 @@ func (o *outLink) pumpEvents() (bool, *amqp.Error) {
 		return false, &amqp.Error{Condition: amqp.CondUnauthorizedAccess, Description: fmt.Sprintf("The token for '%s' expired or was not renewed; 'Listen' claim(s) are required.", l.addr.hub)}
 	}
 	events, err := c.host.Read(l.ctx, l.addr.hub, l.addr.group, l.addr.partition, o.pos, int(min(n, maxReadBatch)))
-	if err != nil {
+	if errors.Is(err, ErrDropConnection) {
+		c.drop()
+		return false, nil
+	} else if err != nil {
 		if l.ctx.Err() != nil {
 			return false, nil
 		}

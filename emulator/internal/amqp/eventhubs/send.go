@@ -2,6 +2,7 @@ package eventhubs
 
 import (
 	"bytes"
+	"errors"
 
 	"github.com/fabrictest/fabrictest/emulator/internal/amqp"
 )
@@ -27,7 +28,10 @@ func (l *link) send(format uint32, payload []byte) *amqp.Error {
 	if err != nil {
 		return &amqp.Error{Condition: amqp.CondDecodeError, Description: err.Error()}
 	}
-	if err := c.host.Send(l.ctx, g, l.addr.hub, l.addr.partition, events); err != nil {
+	if err := c.host.Send(l.ctx, g, l.addr.hub, l.addr.partition, events); errors.Is(err, ErrDropConnection) {
+		c.drop()
+		return nil
+	} else if err != nil {
 		return hostError(err)
 	}
 	return nil
