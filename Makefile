@@ -5,6 +5,7 @@
 #   make check      the fast loop: go vet, staticcheck, ruff, and go test of the packages a
 #                   change touches (against origin/main, else main, else HEAD~), no -race
 #   make bench      benchmarks (5 runs each), ending with a summary table against the performance targets
+#   make soak       10 minutes of three doors, faults and restarts (SOAK_DURATION), with lost, duplicates, RSS and descriptors
 #   make kafka-image  the local image with apache/kafka:3.9.1's contract
 #   make emulator-image  the emulator as an image (fabrictest/emulator:local)
 #   make cdc-images   PostgreSQL and MariaDB images from Debian's packages, for the CDC sources
@@ -18,7 +19,7 @@ LOCAL_KAFKA_IMAGE := fabrictest/kafka:3.9.1-local
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: portal-screenshots run build test check test-deps check-scripts test-unit test-fuzz test-container test-witness kafka-image emulator-image cdc-images docker bench vet
+.PHONY: soak portal-screenshots run build test check test-deps check-scripts test-unit test-fuzz test-container test-witness kafka-image emulator-image cdc-images docker bench vet
 
 run:
 	$(GO) run ./emulator/cmd/fabric-emulator serve --addr $(ADDR) --kafka $(KAFKA) --data-dir $(DATA_DIR)
@@ -190,6 +191,16 @@ bench: kafka-image
 	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
 		$(BENCH) -bench BenchmarkStart -benchtime 3x ./fabrictest/ | tee -a $(BENCH_OUT)
 	$(GO) run ./internal/benchsummary $(BENCH_OUT)
+
+# soak: the binary fed through its three doors while fault rules come and
+# go and it is SIGKILLed and restarted, in front of Apache Kafka, for
+# SOAK_DURATION; it reports acknowledged-lost, duplicates, and the last
+# process's RSS and descriptors after warm-up and at the end. Not part of
+# make test.
+SOAK_DURATION ?= 10m
+soak: kafka-image
+	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} FABRICTEST_SOAK_DURATION=$(SOAK_DURATION) \
+		$(GO) test -tags soak -count=1 -run '^TestSoak$$' -timeout 60m -v ./emulator/cmd/fabric-emulator/
 
 # portal-screenshots regenerates the portal's pictures in docs/ from the
 # browser tests (headless chromium; scripts/install-test-deps.sh installs it
