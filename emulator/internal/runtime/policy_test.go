@@ -3,9 +3,11 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/fabrictest/fabrictest/emulator/internal/broker"
 	"github.com/fabrictest/fabrictest/emulator/internal/eventstream"
 	"github.com/fabrictest/fabrictest/emulator/internal/insights"
 	"github.com/fabrictest/fabrictest/emulator/internal/store"
@@ -71,5 +73,47 @@ func TestDeadLetterRecord(t *testing.T) {
 	}
 	if string(made.Value) != `{"n":2}` || made.Key != nil {
 		t.Fatalf("operator row dead letter %s %s", made.Key, made.Value)
+	}
+}
+
+// TestDeadLettersOnceAcrossARestart: a batch replayed after a crash (a new
+// producer, as a restarted destination has) sends only the dead letters
+// its first run did not: each source record's rows once, the rows of one
+// record counted; a row made by operators, which has no source record, is
+// sent again; another destination's dead letters in the same topic do
+// not count.
+func TestDeadLettersOnceAcrossARestart(t *testing.T) {
+	f := newFixture(t)
+	rt := f.runtime()
+	spec := eventstream.Spec{ErrorPolicy: eventstream.PolicyDLQ, DeadLetterTopic: "shared-dlq"}
+	row := func(p int32, o int64) rejectedRow {
+		return rejectedRow{Out: outRow{Value: fmt.Appendf(nil, `{"p":%d,"o":%d}`, p, o), Partition: p, Offset: o}, Reason: errors.New("no")}
+	}
+	made := rejectedRow{Out: outRow{Row: rows.Row{"n": 1}, Partition: -1, Offset: -1}, Reason: errors.New("no")}
+	first := []rejectedRow{row(0, 5), row(0, 6), row(0, 6), made}
+	other := f.dest
+	other.ID = "d2"
+	must(t, rt.deadLettersOf(other, spec).send(f.ctx, []rejectedRow{row(0, 7)}, time.Now()))
+	must(t, rt.deadLettersOf(f.dest, spec).send(f.ctx, first, time.Now()))
+
+	again := append(append([]rejectedRow{}, first...), row(0, 7), row(1, 5))
+	must(t, rt.deadLettersOf(f.dest, spec).send(f.ctx, again, time.Now()))
+
+	b, err := f.b.Consume(f.ctx, "shared-dlq", broker.Range{DefaultStart: broker.Earliest, DefaultEnd: broker.Latest})
+	must(t, err)
+	count := map[string]int{}
+	for _, r := range b.Records {
+		dest := ""
+		for _, h := range r.Headers {
+			if h.Key == HeaderDestinationID {
+				dest = string(h.Value)
+			}
+		}
+		count[dest+" "+string(r.Value)]++
+	}
+	want := map[string]int{`d2 {"p":0,"o":7}`: 1, `d1 {"p":0,"o":5}`: 1, `d1 {"p":0,"o":6}`: 2, `d1 {"n":1}`: 2,
+		`d1 {"p":0,"o":7}`: 1, `d1 {"p":1,"o":5}`: 1}
+	if fmt.Sprint(count) != fmt.Sprint(want) || len(b.Records) != 8 {
+		t.Fatalf("dead letters in the topic %v (%d records), want %v", count, len(b.Records), want)
 	}
 }
