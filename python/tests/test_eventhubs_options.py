@@ -159,6 +159,32 @@ def test_starting_position_and_max_events(spark: Any, embedded_emulator: Emulato
     assert sizes == [4, 4, 2]
 
 
+def test_query_meets_kafka_faults_and_reads_each_event_once(spark: Any, embedded_emulator: Emulator) -> None:
+    """format("eventhubs") queries on the custom endpoint meet the Kafka door's
+    faults on their reads (throttling, a retriable error, a dropped connection);
+    kafka-python retries each, and every query reads every event exactly once.
+    The queries run until every rule has been met (its count used up)."""
+    ws = embedded_emulator.create_workspace("eventhubs-faults")
+    hub = deploy_event_hub(embedded_emulator, ws, "eh-faults")
+    produced = embedded_emulator.produce(hub.es, orders(8, "fault"))
+    want = sorted((w["partition"], w["offset"]) for w in produced["events"])
+    target = {"door": "kafka", "operation": "consume", "eventstream": hub.es.item_id}
+    for effect, count in (({"kind": "throttle", "throttleMs": 300}, 2),
+                          ({"kind": "error", "kafkaError": "NOT_LEADER_FOR_PARTITION"}, 2),
+                          ({"kind": "drop"}, 1)):
+        embedded_emulator.call("POST", "/_emulator/faults", {"target": target, "effect": effect, "count": count},
+                               expect=(201,))
+    queries = 0
+    while embedded_emulator.call("GET", "/_emulator/faults")["value"]:
+        assert queries < 10, embedded_emulator.call("GET", "/_emulator/faults")["value"]
+        rows = [r for _, rs in read_all(spark, "eventhubs", {"eventhubs.connectionString": hub.connection_string})
+                for r in rs]
+        queries += 1
+        assert sorted((int(r["partition"]), r["sequenceNumber"]) for r in rows) == want, f"query {queries}"
+        assert sorted(r["partitionKey"] for r in rows) == [f"fault-{i}" for i in range(8)]
+    assert queries >= 2
+
+
 def test_databricks_kafka_form_reads_the_same_records(spark: Any, hub: EventHub) -> None:
     """kafka.bootstrap.servers=<namespace>:9093, SASL PLAIN with $ConnectionString,
     subscribe=<event hub>: the records format("eventhubs") reads."""
