@@ -187,16 +187,14 @@ func TestKafkaProducerMeetsThrottleAndDrops(t *testing.T) {
 	}
 }
 
-// TestEventHubsProducerRetriesServerBusy: azeventhubs' ProducerClient,
-// with its retry policy (a shorter delay than its 4 s default), meets
-// com.microsoft:server-busy twice and succeeds on its third try; each
-// event sent is in the table once.
-func TestEventHubsProducerRetriesServerBusy(t *testing.T) {
-	f := deployEndpoint(t)
-	ctx := ehContext(t)
+// ehRetryingProducer is azeventhubs' producer on the fixture's source with
+// its retry policy (a shorter delay than its 4 s default), after one send
+// of {"n":0} before any fault; it returns the source's connection too.
+func ehRetryingProducer(t *testing.T, f endpointFixture, ctx context.Context, retries int32) (*azeventhubs.ProducerClient, connectionJSON) {
+	t.Helper()
 	c := f.connection("GET", "/sources/"+f.src+"/connection", nil)
 	p, err := azeventhubs.NewProducerClientFromConnectionString(c.AccessKeys.PrimaryConnectionString, "",
-		&azeventhubs.ProducerClientOptions{RetryOptions: azeventhubs.RetryOptions{MaxRetries: 3, RetryDelay: 100 * time.Millisecond}})
+		&azeventhubs.ProducerClientOptions{RetryOptions: azeventhubs.RetryOptions{MaxRetries: retries, RetryDelay: 100 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,17 +202,35 @@ func TestEventHubsProducerRetriesServerBusy(t *testing.T) {
 	if err := ehSend(ctx, p, nil, nil, `{"n":0}`); err != nil {
 		t.Fatalf("send before the fault: %v", err)
 	}
+	return p, c
+}
+
+// ehSendThrough injects effect count times on the Event Hubs door's
+// produce, sends {"n":1} and {"n":2} with p, and checks that the rule met
+// the send count times and that the table holds 0, 1 and 2 once each.
+func ehSendThrough(t *testing.T, f endpointFixture, ctx context.Context, p *azeventhubs.ProducerClient, effect wire.FaultEffect, count int) {
+	t.Helper()
 	id := f.e.inject(wire.FaultRule{Target: wire.FaultTarget{Door: wire.FaultDoorEventHubs, Operation: wire.FaultProduce},
-		Effect: wire.FaultEffect{Kind: wire.FaultThrottle}, Count: 2})
+		Effect: effect, Count: count})
 	if err := ehSend(ctx, p, nil, nil, `{"n":1}`, `{"n":2}`); err != nil {
-		t.Fatalf("send through server-busy: %v", err)
+		t.Fatalf("send through %s: %v", effect.Kind, err)
 	}
-	if n := f.e.faultCount(id); n != "2" {
-		t.Fatalf("%s faults counted, want 2", n)
+	if n := f.e.faultCount(id); n != fmt.Sprint(count) {
+		t.Fatalf("%s faults counted, want %d", n, count)
 	}
 	f.exactlyOnce(t, []int{0, 1, 2})
+}
 
-	// Without retries, the SDK reports the condition.
+// TestEventHubsProducerRetriesServerBusy: azeventhubs' ProducerClient,
+// with its retry policy, meets com.microsoft:server-busy twice and
+// succeeds on its third try; each event sent is in the table once.
+// Without retries, the SDK reports the condition.
+func TestEventHubsProducerRetriesServerBusy(t *testing.T) {
+	f := deployEndpoint(t)
+	ctx := ehContext(t)
+	p, c := ehRetryingProducer(t, f, ctx, 3)
+	ehSendThrough(t, f, ctx, p, wire.FaultEffect{Kind: wire.FaultThrottle}, 2)
+
 	once, err := azeventhubs.NewProducerClientFromConnectionString(c.AccessKeys.PrimaryConnectionString, "",
 		&azeventhubs.ProducerClientOptions{RetryOptions: azeventhubs.RetryOptions{MaxRetries: -1}})
 	if err != nil {
@@ -234,25 +250,8 @@ func TestEventHubsProducerRetriesServerBusy(t *testing.T) {
 func TestEventHubsProducerReconnectsAfterDrop(t *testing.T) {
 	f := deployEndpoint(t)
 	ctx := ehContext(t)
-	c := f.connection("GET", "/sources/"+f.src+"/connection", nil)
-	p, err := azeventhubs.NewProducerClientFromConnectionString(c.AccessKeys.PrimaryConnectionString, "",
-		&azeventhubs.ProducerClientOptions{RetryOptions: azeventhubs.RetryOptions{MaxRetries: 3, RetryDelay: 100 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close(context.Background()) })
-	if err := ehSend(ctx, p, nil, nil, `{"n":0}`); err != nil {
-		t.Fatalf("send before the fault: %v", err)
-	}
-	id := f.e.inject(wire.FaultRule{Target: wire.FaultTarget{Door: wire.FaultDoorEventHubs, Operation: wire.FaultProduce},
-		Effect: wire.FaultEffect{Kind: wire.FaultDrop}, Count: 1})
-	if err := ehSend(ctx, p, nil, nil, `{"n":1}`, `{"n":2}`); err != nil {
-		t.Fatalf("send through a dropped connection: %v", err)
-	}
-	if n := f.e.faultCount(id); n != "1" {
-		t.Fatalf("%s faults counted, want 1", n)
-	}
-	f.exactlyOnce(t, []int{0, 1, 2})
+	p, _ := ehRetryingProducer(t, f, ctx, 3)
+	ehSendThrough(t, f, ctx, p, wire.FaultEffect{Kind: wire.FaultDrop}, 1)
 }
 
 // TestLakehouseDestinationRetriesWriteFailures: the Lakehouse destination

@@ -41,20 +41,7 @@ func TestAvroFromEventHubsSDKReachesLakehouse(t *testing.T) {
 	py := fastavroWrite(t, sensorSchema, "", `{"id":31,"temp":0.5,"city":"p","at":1700000000000}`)[0]
 	goFile, notAvro := sensorFile(t, 1), []byte(`{"id":32}`)
 	f.produceEventHubs(t, py, goFile, notAvro)
-	waitRows(t, f.table, 2)
-
-	snap := readTable(t, f.table)
-	if types := columnTypes(snap); types["id"] != "long" || types["temp"] != "double" || types["at"] != "timestamp" {
-		t.Fatalf("column types %v; want id long, temp double, at timestamp", types)
-	}
-	var got []string
-	for _, r := range snap.Rows {
-		got = append(got, fmt.Sprintf("%v/%v/%v", r["id"], r["temp"], r["city"]))
-	}
-	sort.Strings(got)
-	if strings.Join(got, " ") != "1/1.5/c1 31/0.5/p" {
-		t.Fatalf("rows %v", got)
-	}
+	f.wantSensorRows(t, 2, "1/1.5/c1 31/0.5/p")
 	want := [][]byte{py, goFile, notAvro}
 	sort.Slice(want, func(i, j int) bool { return bytes.Compare(want[i], want[j]) < 0 })
 	read := f.consumedValues(3)

@@ -143,6 +143,26 @@ func sensorFile(t *testing.T, ids ...int64) []byte {
 	return buf.Bytes()
 }
 
+// wantSensorRows waits for n rows in the fixture's table, checks the
+// Sensor schema's column types, and compares the rows' id/temp/city,
+// sorted, with want.
+func (f formatFixture) wantSensorRows(t *testing.T, n int, want string) {
+	t.Helper()
+	waitRows(t, f.table, n)
+	snap := readTable(t, f.table)
+	if types := columnTypes(snap); types["id"] != "long" || types["temp"] != "double" || types["city"] != "string" || types["at"] != "timestamp" {
+		t.Fatalf("column types %v; want id long, temp double, city string, at timestamp", types)
+	}
+	var got []string
+	for _, r := range snap.Rows {
+		got = append(got, fmt.Sprintf("%v/%v/%v", r["id"], r["temp"], r["city"]))
+	}
+	sort.Strings(got)
+	if strings.Join(got, " ") != want {
+		t.Fatalf("rows %v, want %s", got, want)
+	}
+}
+
 // TestAvroEventsReachLakehouseWithTheirTypes: each record of a container
 // file is a row with Avro's types (long → bigint, double, string,
 // timestamp-millis → timestamp); an event that is not Avro is dropped,
@@ -153,21 +173,7 @@ func TestAvroEventsReachLakehouseWithTheirTypes(t *testing.T) {
 	kafkaFile, httpFile, notAvro := sensorFile(t, 1, 2), sensorFile(t, 3), []byte(`{"id":4}`)
 	f.produceKafka(t, kafkaFile)
 	f.produceHTTP(t, httpFile, notAvro)
-	waitRows(t, f.table, 3)
-
-	snap := readTable(t, f.table)
-	types := columnTypes(snap)
-	if types["id"] != "long" || types["temp"] != "double" || types["city"] != "string" || types["at"] != "timestamp" {
-		t.Fatalf("column types %v; want id long, temp double, city string, at timestamp", types)
-	}
-	var got []string
-	for _, r := range snap.Rows {
-		got = append(got, fmt.Sprintf("%v/%v/%v", r["id"], r["temp"], r["city"]))
-	}
-	sort.Strings(got)
-	if strings.Join(got, " ") != "1/1.5/c1 2/2.5/c2 3/3.5/c3" {
-		t.Fatalf("rows %v", got)
-	}
+	f.wantSensorRows(t, 3, "1/1.5/c1 2/2.5/c2 3/3.5/c3")
 
 	want := [][]byte{notAvro, kafkaFile, httpFile}
 	sort.Slice(want, func(i, j int) bool { return bytes.Compare(want[i], want[j]) < 0 })
@@ -294,19 +300,7 @@ func TestAvroFromFastavroReachesLakehouse(t *testing.T) {
 	b := fastavroWrite(t, sensorSchema, "", `{"id":12,"temp":-4.0,"city":"z","at":1700000000002}`)
 	f.produceKafka(t, a...)
 	f.produceHTTP(t, b...)
-	waitRows(t, f.table, 3)
-	snap := readTable(t, f.table)
-	if types := columnTypes(snap); types["id"] != "long" || types["at"] != "timestamp" || types["temp"] != "double" {
-		t.Fatalf("column types %v", types)
-	}
-	var got []string
-	for _, r := range snap.Rows {
-		got = append(got, fmt.Sprintf("%v/%v/%v", r["id"], r["temp"], r["city"]))
-	}
-	sort.Strings(got)
-	if strings.Join(got, " ") != "10/1.25/x 11/2.5/<nil> 12/-4/z" {
-		t.Fatalf("rows %v", got)
-	}
+	f.wantSensorRows(t, 3, "10/1.25/x 11/2.5/<nil> 12/-4/z")
 	if got := f.consumedValues(2); len(got) != 2 || !(bytes.Equal(got[0], a[0]) && bytes.Equal(got[1], b[0]) || bytes.Equal(got[0], b[0]) && bytes.Equal(got[1], a[0])) {
 		t.Fatalf("consume route read %d values, not fastavro's files byte for byte", len(got))
 	}
