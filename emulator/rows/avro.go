@@ -26,6 +26,11 @@ import (
 // base64 text, a record or map a nested object, an array []any, a union
 // the value of its branch. A top-level value that is not a record makes
 // the row {"value": v}.
+//
+// The library is hamba/avro rather than linkedin/goavro: it reads
+// container files with every codec Avro names (goavro lacks zstandard),
+// computes CRC-64-AVRO fingerprints for single-object encoding, and its
+// reader walks a schema without first building a map per record.
 
 // avroMagic starts an object container file; singleObjectMagic a
 // single-object encoded datum.
