@@ -27,10 +27,11 @@ import (
 // the value of its branch. A top-level value that is not a record makes
 // the row {"value": v}.
 //
-// The library is hamba/avro rather than linkedin/goavro: it reads
-// container files with every codec Avro names (goavro lacks zstandard),
-// computes CRC-64-AVRO fingerprints for single-object encoding, and its
-// reader walks a schema without first building a map per record.
+// The library is hamba/avro (linkedin/goavro was the other candidate): one
+// package reads container files with the codecs used here (null, deflate,
+// snappy, zstandard), gives a schema's CRC-64-AVRO fingerprint for
+// single-object encoding, and has a reader that walks a schema value by
+// value, which the typed rows above are built from.
 
 // avroMagic starts an object container file; singleObjectMagic a
 // single-object encoded datum.
