@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+
+	"github.com/fabrictest/fabrictest/emulator/wire"
 )
 
 // workspaceRow is a workspace with the viewer's role in it.
@@ -12,22 +14,35 @@ type workspaceRow struct {
 	Role string
 }
 
-// workspacesPage lists the workspaces the principal has a role in.
+// workspacesView is the first page: the principal's workspaces and the
+// fault rules active in the emulator.
+type workspacesView struct {
+	Rows      []workspaceRow
+	Faults    []wire.FaultRuleState
+	FaultsErr error
+}
+
+// workspacesPage lists the workspaces the principal has a role in, and
+// the active fault rules (/_emulator/faults), so that a test's injected
+// faults are in sight while it runs.
 func (p *Portal) workspacesPage(r *http.Request, principal string) (page, error) {
 	ws, err := getAll[workspace](p, r, principal, "/v1/workspaces")
 	if err != nil {
 		return page{}, err
 	}
-	rows := make([]workspaceRow, 0, len(ws))
+	v := workspacesView{Rows: make([]workspaceRow, 0, len(ws))}
 	for _, w := range ws {
 		row := workspaceRow{workspace: w}
 		var ra roleAssignment
 		if p.get(r, principal, "/v1/workspaces/"+url.PathEscape(w.ID)+"/roleAssignments/"+url.PathEscape(principal), &ra) == nil {
 			row.Role = ra.Role
 		}
-		rows = append(rows, row)
+		v.Rows = append(v.Rows, row)
 	}
-	return page{Template: "workspaces", Title: "Workspaces", Body: rows}, nil
+	var faults wire.FaultRules
+	v.FaultsErr = p.get(r, principal, "/_emulator/faults", &faults)
+	v.Faults = faults.Value
+	return page{Template: "workspaces", Title: "Workspaces", Body: v}, nil
 }
 
 // workspaceView is a workspace's page: its items and role assignments.
