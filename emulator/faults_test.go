@@ -315,3 +315,43 @@ func TestAzureSDKPipelineHonoursRetryAfter(t *testing.T) {
 		t.Fatalf("%s throttles counted, want 2", n)
 	}
 }
+
+// TestLatencyOnEveryDoor: a latency rule holds a call for its time and
+// then lets it through, on each door a client can reach: the REST produce
+// (net/http), the Kafka endpoint (franz-go) and the Event Hubs endpoint
+// (azeventhubs); each rule is used up by one call and every event lands
+// once. The delay is checked from below only (a loaded machine is slower,
+// never faster).
+func TestLatencyOnEveryDoor(t *testing.T) {
+	const wait = 400 * time.Millisecond
+	f := deployEndpoint(t)
+	ctx := ehContext(t)
+	c := f.connection("GET", "/sources/"+f.src+"/connection", nil)
+	p, _ := ehRetryingProducer(t, f, ctx, 0) // sends {"n":0}
+	k := retryingProducer(t, c.FullyQualifiedNamespace, c.AccessKeys.PrimaryConnectionString, c.EventHubName)
+	produceNumbered(t, k, 1, 2) // connected before the rule
+
+	delayed := func(door string, call func()) {
+		t.Helper()
+		id := f.e.inject(wire.FaultRule{Target: wire.FaultTarget{Door: door, Operation: wire.FaultProduce},
+			Effect: wire.FaultEffect{Kind: wire.FaultLatency, LatencyMs: int(wait / time.Millisecond)}, Count: 1})
+		start := time.Now()
+		call()
+		if took := time.Since(start); took < wait {
+			t.Errorf("%s: the call took %s under a %s latency rule", door, took, wait)
+		}
+		if n := f.e.faultCount(id); n != "1" {
+			t.Errorf("%s: %s faults counted, want 1", door, n)
+		}
+	}
+	delayed(wire.FaultDoorREST, func() {
+		f.e.must(200, f.e.call("POST", f.base+"/sources/"+f.src+"/events", `{"events":[{"value":{"n":2}}]}`))
+	})
+	delayed(wire.FaultDoorKafka, func() { produceNumbered(t, k, 3, 4) })
+	delayed(wire.FaultDoorEventHubs, func() {
+		if err := ehSend(ctx, p, nil, nil, `{"n":4}`); err != nil {
+			t.Fatalf("send under latency: %v", err)
+		}
+	})
+	f.exactlyOnce(t, []int{0, 1, 2, 3, 4})
+}
