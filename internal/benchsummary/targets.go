@@ -127,4 +127,9 @@ var single = []target{
 		values: func(s samples) []float64 { return s.values("Single/bound/callers=32", "http-calls/s") },
 		met:    func(v float64) bool { return v >= 10_000 }, format: rate,
 	},
+	{
+		figure: "single records, 32 producers: gateway / direct", baseline: "—", goal: ">= 80%",
+		values: func(s samples) []float64 { return s.values("GatewayRatio/single", "gateway/direct-%") },
+		met:    func(v float64) bool { return v >= 80 }, format: pct,
+	},
 }

@@ -23,6 +23,7 @@ import (
 func BenchmarkGatewayRatio(b *testing.B) {
 	b.Run("produce", benchProduce)
 	b.Run("consume", benchConsume)
+	b.Run("single", benchSingle)
 }
 
 const benchBatch = 1000
@@ -108,6 +109,45 @@ func benchProduce(b *testing.B) {
 		p.run(i, func(side int) { produce(clients[side]) })
 	}
 	p.report(b, b.N*benchBatch)
+}
+
+// singleProducers is how many producers benchSingle runs at once.
+const singleProducers = 32
+
+// benchSingle: singleProducers producers, each a client of its own sending
+// one record per ProduceSync (so each call is a Produce request of one
+// record), all at once; an iteration is one such round through the
+// gateway and one straight to kfake, the side going first changing every
+// iteration.
+func benchSingle(b *testing.B) {
+	e := newEnv(b)
+	ctx := context.Background()
+	var clients [2][singleProducers]*kgo.Client
+	for side, via := range []bool{true, false} {
+		for i := range singleProducers {
+			clients[side][i] = benchClient(b, e, via, kgo.ProducerLinger(0))
+		}
+	}
+	value := fmt.Appendf(nil, "%0200d", 0)
+	round := func(side int) {
+		errs := make(chan error, singleProducers)
+		for _, cl := range clients[side] {
+			go func() { errs <- cl.ProduceSync(ctx, &kgo.Record{Topic: testTopic, Value: value}).FirstErr() }()
+		}
+		for range singleProducers {
+			if err := <-errs; err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	round(0) // connect and learn the metadata first
+	round(1)
+	var p pairs
+	b.ResetTimer()
+	for i := range b.N {
+		p.run(i, round)
+	}
+	p.report(b, b.N*singleProducers)
 }
 
 // consumeBatches is the data set benchConsume reads, over and over:
