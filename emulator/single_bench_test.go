@@ -154,9 +154,47 @@ func benchSingleBound(b *testing.B, callers int) {
 	run.report(b, "http-")
 }
 
+// benchSinglePaced sends single events at rate calls a second to a stream
+// with a Lakehouse destination bound and no batching setting, each call on
+// a goroutine of its own at its scheduled time (an open loop: a slow
+// answer does not hold the next send back). A call answers once the
+// table has committed its event, so its latency, from its scheduled time
+// to its answer, is the produce → Delta commit time.
+func benchSinglePaced(b *testing.B, rate int) {
+	s := benchNewStream(b)
+	bindLakehouse(b, stream{e: s.testEnv, ws: s.ws, id: s.id, ds: s.ds}, "bench")
+	op := singleHTTP(b, s, 64)
+	var seq atomic.Int64
+	op(b, seq.Add(1)) // warm: the table's first commit
+	interval := time.Second / time.Duration(rate)
+	var run singleRun
+	var mu sync.Mutex
+	for b.Loop() {
+		var wg sync.WaitGroup
+		start := time.Now()
+		for at := start; at.Sub(start) < benchTurn; at = at.Add(interval) {
+			time.Sleep(time.Until(at))
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				op(b, seq.Add(1))
+				d := time.Since(at)
+				mu.Lock()
+				run.lat = append(run.lat, d)
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		run.took += time.Since(start)
+		run.calls = len(run.lat)
+	}
+	run.report(b, "http-")
+}
+
 // BenchmarkSingle: one event per call, from 1 and from 32 callers, through
-// the HTTP produce route and through raw franz-go in the same run, and
-// through the route with a Lakehouse destination bound.
+// the HTTP produce route and through raw franz-go in the same run; through
+// the route with a Lakehouse destination bound; and at a steady 1,000
+// calls a second to a bound Lakehouse (the produce → commit latency).
 func BenchmarkSingle(b *testing.B) {
 	for _, n := range []int{1, 32} {
 		b.Run(fmt.Sprintf("callers=%d", n), func(b *testing.B) { benchSinglePair(b, n) })
@@ -164,4 +202,5 @@ func BenchmarkSingle(b *testing.B) {
 	for _, n := range []int{1, 32} {
 		b.Run(fmt.Sprintf("bound/callers=%d", n), func(b *testing.B) { benchSingleBound(b, n) })
 	}
+	b.Run("bound/paced=1000", func(b *testing.B) { benchSinglePaced(b, 1000) })
 }

@@ -78,7 +78,7 @@ func TestSummaryTakesMinMedianMaxOfSameRunRatios(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", figure, got, want)
 		}
 	}
-	if !strings.Contains(out.String(), "3 of 19 targets met") {
+	if !strings.Contains(out.String(), "3 of 21 targets met") {
 		t.Errorf("no count of targets met:\n%s", out.String())
 	}
 }

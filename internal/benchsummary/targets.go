@@ -128,6 +128,16 @@ var single = []target{
 		met:    func(v float64) bool { return v >= 10_000 }, format: rate,
 	},
 	{
+		figure: "produce → Delta commit at 1,000 events/s: p50", baseline: "—", goal: "<= 50 ms",
+		values: func(s samples) []float64 { return s.values("Single/bound/paced=1000", "http-p50-ms") },
+		met:    func(v float64) bool { return v <= 50 }, format: ms,
+	},
+	{
+		figure: "produce → Delta commit at 1,000 events/s: p99", baseline: "—", goal: "<= 250 ms",
+		values: func(s samples) []float64 { return s.values("Single/bound/paced=1000", "http-p99-ms") },
+		met:    func(v float64) bool { return v <= 250 }, format: ms,
+	},
+	{
 		figure: "single records, 32 producers: gateway / direct", baseline: "—", goal: ">= 80%",
 		values: func(s samples) []float64 { return s.values("GatewayRatio/single", "gateway/direct-%") },
 		met:    func(v float64) bool { return v >= 80 }, format: pct,
