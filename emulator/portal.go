@@ -7,7 +7,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/fabrictest/fabrictest/emulator/eventhouse"
 	"github.com/fabrictest/fabrictest/emulator/internal/auth"
 	"github.com/fabrictest/fabrictest/emulator/internal/portal"
 )
@@ -58,19 +57,18 @@ func canonical(p string) bool {
 	return c == p || c+"/" == p && !strings.HasSuffix(c, "/")
 }
 
-// takeRows reads an Eventhouse table's first rows from the Kusto engine
-// (--kql-url) for the portal's Eventhouse page, through a client of its
-// own made for the page; nil without an engine.
+// takeRows reads an Eventhouse table's first rows for the portal's
+// Eventhouse page, with the runtime's client of the Kusto engine
+// (--kql-url); nil without an engine.
 func (s *Server) takeRows() portal.TakeRows {
 	if s.cfg.kqlURL == "" {
 		return nil
 	}
 	return func(ctx context.Context, database, table string, n int) ([]string, [][]any, error) {
-		c, err := eventhouse.New(s.cfg.kqlURL, eventhouse.WithTrustedHost())
+		c, err := s.rt.Kusto()
 		if err != nil {
 			return nil, nil, err
 		}
-		defer c.Close()
 		return c.Take(ctx, database, table, n)
 	}
 }

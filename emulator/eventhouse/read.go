@@ -18,24 +18,34 @@ import (
 // string (guid, decimal), the decoded JSON of a dynamic (numbers as
 // json.Number), or nil.
 func (c *Client) Rows(ctx context.Context, database, table string) ([]map[string]any, error) {
-	stmt := kql.New("").AddUnsafe(QuoteName(table))
+	_, out, err := c.read(ctx, database, table, kql.New("").AddUnsafe(QuoteName(table)))
+	return out, err
+}
+
+// read runs stmt, a query of table, and returns its first result table:
+// the column names in order and each row as Rows gives it.
+func (c *Client) read(ctx context.Context, database, table string, stmt *kql.Builder) ([]string, []map[string]any, error) {
 	ds, err := c.kusto.Query(ctx, database, stmt)
 	if err != nil {
-		return nil, engineError("query", database, table, stmt.String(), err)
+		return nil, nil, engineError("query", database, table, stmt.String(), err)
 	}
 	tables := ds.Tables()
 	if len(tables) == 0 {
-		return nil, fmt.Errorf("eventhouse: query %s in database %q: no result table", QuoteName(table), database)
+		return nil, nil, fmt.Errorf("eventhouse: query %s in database %q: no result table", QuoteName(table), database)
+	}
+	var cols []string
+	for _, col := range tables[0].Columns() {
+		cols = append(cols, col.Name())
 	}
 	var out []map[string]any
 	for _, r := range tables[0].Rows() {
 		m, err := rowMap(r)
 		if err != nil {
-			return nil, fmt.Errorf("eventhouse: query %s in database %q: %w", QuoteName(table), database, err)
+			return nil, nil, fmt.Errorf("eventhouse: query %s in database %q: %w", QuoteName(table), database, err)
 		}
 		out = append(out, m)
 	}
-	return out, nil
+	return cols, out, nil
 }
 
 // Count is the number of rows of a table (T | count).
@@ -125,30 +135,16 @@ func deref[T any](p *T) any {
 // Take reads at most n rows of a table (T | take n), with the table's
 // column names in order; values are as Rows gives them.
 func (c *Client) Take(ctx context.Context, database, table string, n int) ([]string, [][]any, error) {
-	stmt := kql.New("").AddUnsafe(QuoteName(table)).AddLiteral(" | take ").AddUnsafe(strconv.Itoa(max(n, 0)))
-	ds, err := c.kusto.Query(ctx, database, stmt)
+	cols, maps, err := c.read(ctx, database, table, kql.New("").AddUnsafe(QuoteName(table)).AddLiteral(" | take ").AddUnsafe(strconv.Itoa(max(n, 0))))
 	if err != nil {
-		return nil, nil, engineError("query", database, table, stmt.String(), err)
+		return nil, nil, err
 	}
-	tables := ds.Tables()
-	if len(tables) == 0 {
-		return nil, nil, fmt.Errorf("eventhouse: take %s in database %q: no result table", QuoteName(table), database)
-	}
-	var cols []string
-	for _, col := range tables[0].Columns() {
-		cols = append(cols, col.Name())
-	}
-	var out [][]any
-	for _, r := range tables[0].Rows() {
-		m, err := rowMap(r)
-		if err != nil {
-			return nil, nil, fmt.Errorf("eventhouse: take %s in database %q: %w", QuoteName(table), database, err)
+	out := make([][]any, len(maps))
+	for i, m := range maps {
+		out[i] = make([]any, len(cols))
+		for j, col := range cols {
+			out[i][j] = m[col]
 		}
-		row := make([]any, len(cols))
-		for i, col := range cols {
-			row[i] = m[col]
-		}
-		out = append(out, row)
 	}
 	return cols, out, nil
 }

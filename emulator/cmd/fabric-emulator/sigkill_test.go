@@ -142,9 +142,12 @@ func tableIDs(dir string) ([]string, int64, error) {
 }
 
 // waitDrained polls the table until it holds every acknowledged event.
-func waitDrained(t *testing.T, dir string, led *ledger) {
+func waitDrained(t *testing.T, dir string, led *ledger) { waitDrainedFor(t, dir, led, drainTimeout) }
+
+// waitDrainedFor is waitDrained for at most d.
+func waitDrainedFor(t *testing.T, dir string, led *ledger, d time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(drainTimeout)
+	deadline := time.Now().Add(d)
 	var missing int
 	for time.Now().Before(deadline) {
 		ids, _, err := tableIDs(dir)
@@ -165,7 +168,7 @@ func waitDrained(t *testing.T, dir string, led *ledger) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	t.Logf("after %s the table still misses %d acknowledged events; checking what it holds", drainTimeout, missing)
+	t.Logf("after %s the table still misses %d acknowledged events; checking what it holds", d, missing)
 }
 
 // TestSIGKILLLoop: every acknowledged event exactly once in Delta across

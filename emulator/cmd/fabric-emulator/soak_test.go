@@ -387,7 +387,7 @@ func TestSoak(t *testing.T) {
 		t.Logf("door %s: %d acknowledged, %d unacknowledged; errors %v", d.name, len(d.led.acked), len(d.led.unacked), d.errs)
 	}
 	t.Logf("%s: %d SIGKILLs, %d clean stops; fault rules injected: %v", dur, kills, stops, injected)
-	waitDrainedWithin(t, fx.tableDir, all, soakDrain)
+	waitDrainedFor(t, fx.tableDir, all, soakDrain)
 	final := soakFigures(t, readings)
 	p.stop(t, logPath)
 	ids, version, err := tableIDs(fx.tableDir)
@@ -401,20 +401,6 @@ func TestSoak(t *testing.T) {
 	}
 	if final != "" {
 		t.Error(final)
-	}
-}
-
-// waitDrainedWithin polls the table until it holds every acknowledged event.
-func waitDrainedWithin(t *testing.T, dir string, led *ledger, d time.Duration) {
-	t.Helper()
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(time.Second) {
-		ids, _, err := tableIDs(dir)
-		if err != nil {
-			continue
-		}
-		if lost, _ := soakCount(led, ids); lost == 0 {
-			return
-		}
 	}
 }
 

@@ -46,8 +46,8 @@ func (p *Portal) eventhousePage(r *http.Request, principal string) (page, error)
 		return page{}, err
 	}
 	v.Engine, v.Tables = p.cfg.TakeRows != nil, tables
-	for i := range v.Tables {
-		if v.Engine {
+	if v.Engine {
+		for i := range v.Tables {
 			v.Tables[i].read(r.Context(), p.cfg.TakeRows)
 		}
 	}

@@ -49,7 +49,7 @@ func (w *eventhouseWriter) write(ctx context.Context, seq int64, out []outRow) e
 	if len(out) == 0 {
 		return nil
 	}
-	client, err := w.rt.kusto()
+	client, err := w.rt.Kusto()
 	if err != nil {
 		return err
 	}
@@ -128,8 +128,10 @@ func dataRefused(err error) bool {
 	return errors.As(err, &ee) && ee.Step == "ingest inline" && !ee.Retryable()
 }
 
-// kusto returns the shared client of the --kql-url engine.
-func (rt *Runtime) kusto() (*eventhouse.Client, error) {
+// Kusto returns the shared client of the --kql-url engine (the one the
+// Eventhouse destinations write with, closed with the runtime), or an
+// error saying that none is attached.
+func (rt *Runtime) Kusto() (*eventhouse.Client, error) {
 	if rt.cfg.KQLURL == "" {
 		return nil, fmt.Errorf("no Kusto engine is attached: start the emulator with --kql-url <engine URL> (or FABRIC_KQL_URL); the events stay in Kafka until then")
 	}

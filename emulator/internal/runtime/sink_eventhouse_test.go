@@ -66,7 +66,7 @@ func TestEventhouseConflictsInInsights(t *testing.T) {
 	}
 
 	// What lands is unchanged: the values that did not fit are null.
-	client, err := rt.kusto()
+	client, err := rt.Kusto()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestEventhouseDirectIngestionDropsExtraFields(t *testing.T) {
 	if len(logs) != 1 || !strings.Contains(logs[0].Message, `field "coupon" was not written into table Orders: table ['Orders'] has no column ['coupon']`) {
 		t.Fatalf("runtime logs %+v", logs)
 	}
-	client, err := rt.kusto()
+	client, err := rt.Kusto()
 	if err != nil {
 		t.Fatal(err)
 	}
