@@ -9,6 +9,7 @@
 #   make kafka-image  the local image with apache/kafka:3.9.1's contract
 #   make emulator-image  the emulator as an image (fabrictest/emulator:local)
 #   make cdc-images   PostgreSQL and MariaDB images from Debian's packages, for the CDC sources
+#   make kdc-image    an MIT Kerberos KDC from Debian's krb5-kdc, for the Kerberos (GSSAPI) tests
 
 GO        ?= go
 ADDR      ?= 127.0.0.1:5080
@@ -19,7 +20,7 @@ LOCAL_KAFKA_IMAGE := fabrictest/kafka:3.9.1-local
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: soak portal-screenshots run build test check test-deps check-scripts test-unit test-fuzz test-container test-witness kafka-image emulator-image cdc-images docker bench vet
+.PHONY: soak portal-screenshots run build test check test-deps check-scripts test-unit test-fuzz test-container test-witness kafka-image emulator-image cdc-images kdc-image docker bench vet
 
 run:
 	$(GO) run ./emulator/cmd/fabric-emulator serve --addr $(ADDR) --kafka $(KAFKA) --data-dir $(DATA_DIR)
@@ -146,12 +147,16 @@ emulator-image: docker
 cdc-images: docker
 	bash scripts/build-cdc-images.sh
 
+kdc-image: docker
+	bash scripts/build-kdc-image.sh
+
 # Tier 2: the harness, the witness specs and the examples against real
 # Apache Kafka in a container (the local image with apache/kafka's contract);
 # then the emulator on a secured Apache Kafka (SASL_SSL + SCRAM-SHA-512 and
 # mutual TLS, about 1.5 min); then the CDC sources on PostgreSQL and
-# MariaDB built from Debian's packages (make cdc-images).
-test-container: kafka-image emulator-image cdc-images
+# MariaDB built from Debian's packages (make cdc-images). The Kerberos
+# fixture (fixtures/kerberos) runs an MIT KDC (make kdc-image).
+test-container: kafka-image emulator-image cdc-images kdc-image
 	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
 		$(GO) test -tags container -count=1 -timeout 20m ./fixtures/... ./fabrictest/... ./specs/... ./examples/...
 	FABRICTEST_KAFKA_IMAGE=$${FABRICTEST_KAFKA_IMAGE:-$(LOCAL_KAFKA_IMAGE)} \
@@ -160,7 +165,7 @@ test-container: kafka-image emulator-image cdc-images
 	$(GO) test -tags container -count=1 -timeout 10m -run '^TestCDC' ./emulator/ ./emulator/cmd/fabric-emulator/
 
 # Tier 3: the Fabric notebook snippet, unmodified, on JVM Spark and on Sail.
-test-witness: kafka-image
+test-witness: kafka-image kdc-image
 	bash scripts/install-spark-deps.sh
 	.cache/venv/bin/python -m pytest python/tests -q
 

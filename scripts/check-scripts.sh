@@ -13,9 +13,12 @@
 #      build-kafka-image.sh --force      image fabrictest/kafka:3.9.1-local
 #      build-emulator-image.sh --force   image fabrictest/emulator:local
 #      build-cdc-images.sh --force       image fabrictest/postgres:15-local (and mariadb)
+#      build-kdc-image.sh --force        image fabrictest/kdc:bookworm-local
 #      install-python-deps.sh            a fresh venv in a temporary directory
 #      install-node-clients.sh           a fresh npm ci in a temporary directory
 #      install-test-deps.sh              kcat removed first (root only), axe-core removed first
+#    --force rebuilds only the top images: a base image whose recipe label
+#    matches is kept, so no builder runs debootstrap again.
 # 3. The other installers on their "up to date" path (ensure-docker.sh;
 #    install-spark-deps.sh and install-java-clients.sh when their stamps exist).
 #
@@ -127,6 +130,7 @@ check_test_deps
 check_image build-kafka-image.sh "${FABRICTEST_KAFKA_LOCAL_IMAGE:-fabrictest/kafka:3.9.1-local}"
 check_image build-emulator-image.sh "${FABRICTEST_EMULATOR_IMAGE:-fabrictest/emulator:local}"
 check_image build-cdc-images.sh "${FABRICTEST_POSTGRES_IMAGE:-fabrictest/postgres:15-local}"
+check_image build-kdc-image.sh "${FABRICTEST_KDC_IMAGE:-fabrictest/kdc:bookworm-local}"
 check_python_deps
 check_node_clients
 check_up_to_date
