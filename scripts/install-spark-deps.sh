@@ -5,8 +5,8 @@
 #   * a virtual environment at $REPO/.cache/venv (created if missing, the same
 #     one scripts/install-python-deps.sh uses) with python/requirements-spark.txt
 #     installed — pyspark 3.5.5 (JVM Spark, and the Spark Connect client for
-#     Sail), pysail, kafka-python — plus python/requirements-test.txt when it
-#     exists, in one pip call so one resolver sees both files; and the
+#     Sail), pysail, kafka-python, gssapi — plus python/requirements-test.txt
+#     when it exists, in one pip call so one resolver sees both files; and the
 #     spark_agent package itself, editable (pip install -e python/).
 #   * JVM Spark for offline use, resolved with Maven:
 #     - $REPO/.cache/spark-3.5.5-scala2.13: a SPARK_HOME holding the Scala 2.13
@@ -22,6 +22,11 @@
 #       the two patch releases), kafka-clients 3.4.1, commons-pool2 2.11.1 —
 #       the versions spark-sql-kafka 3.5.5's pom names; and Delta Lake,
 #       delta-spark_2.13:3.3.2 with delta-storage:3.3.2 (session_builder(delta=True)).
+#   * the Debian packages pip needs to build gssapi (kafka-python's Kerberos
+#     mechanism, which has no Linux wheel and compiles against MIT Kerberos):
+#     libkrb5-dev (krb5-config and the headers), gcc, and python3-dev when the
+#     interpreter has no Python.h — installed with apt-get (root only) when
+#     gssapi is not importable from the venv yet and one of them is missing.
 #
 # Idempotent and non-interactive: a stamp file records a hash of both
 # requirement files, this script and the interpreter version; when it matches,
@@ -35,6 +40,7 @@
 #   FABRICTEST_SPARK_HOME   Scala 2.13 SPARK_HOME (default $REPO/.cache/spark-3.5.5-scala2.13)
 #   PIP_TIMEOUT_SECONDS     bound on the pip install (default 1200)
 #   MVN_TIMEOUT_SECONDS     bound on each Maven call (default 600)
+#   APT_TIMEOUT_SECONDS     bound on each apt-get call (default 900)
 set -euo pipefail
 
 log() { printf 'install-spark-deps: %s\n' "$*" >&2; }
@@ -53,6 +59,7 @@ mdep=org.apache.maven.plugins:maven-dependency-plugin:3.6.1
 base_python=${FABRICTEST_BASE_PYTHON:-python3}
 PIP_TIMEOUT_SECONDS=${PIP_TIMEOUT_SECONDS:-1200}
 MVN_TIMEOUT_SECONDS=${MVN_TIMEOUT_SECONDS:-600}
+APT_TIMEOUT_SECONDS=${APT_TIMEOUT_SECONDS:-900}
 stamp=$venv/.fabrictest-spark.sha256
 
 # group:artifact:version of the Kafka source jars and of Delta Lake (delta-spark
@@ -91,7 +98,7 @@ spark_home_ok() {
     && [ "$(cat "$spark_home/.pom.sha256" 2>/dev/null)" = "$pom_hash" ]
 }
 venv_ok() {
-  "$venv/bin/python" -c 'import pyspark, pysail, kafka, pandas, pyarrow, grpc, spark_agent' >/dev/null 2>&1
+  "$venv/bin/python" -c 'import pyspark, pysail, kafka, gssapi, pandas, pyarrow, grpc, spark_agent' >/dev/null 2>&1
 }
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && venv_ok && jars_present && spark_home_ok; then
@@ -115,13 +122,37 @@ if [ ! -x "$venv/bin/python" ]; then
   "$base_python" -m venv "$venv" >&2
 fi
 
+# gssapi builds from source: MIT Kerberos' krb5-config and headers, a C
+# compiler, the interpreter's headers. Only while it is not installed yet.
+if ! "$venv/bin/python" -c 'import gssapi' >/dev/null 2>&1; then
+  build_packages=()
+  command -v krb5-config >/dev/null 2>&1 || build_packages+=(libkrb5-dev)
+  command -v gcc >/dev/null 2>&1 || build_packages+=(gcc)
+  "$venv/bin/python" -c 'import os, sys, sysconfig; sys.exit(not os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+    || build_packages+=(python3-dev)
+  if [ "${#build_packages[@]}" -gt 0 ]; then
+    log "gssapi builds from source and needs ${build_packages[*]}: apt-get install"
+    [ "$(id -u)" -eq 0 ] || die "not root; install ${build_packages[*]} yourself (apt-get install ${build_packages[*]})"
+    command -v apt-get >/dev/null 2>&1 || die "apt-get not found; install MIT Kerberos' development files (krb5-config) and a C compiler by other means"
+    export DEBIAN_FRONTEND=noninteractive
+    apt_get() {
+      timeout "$APT_TIMEOUT_SECONDS" apt-get -y -q -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "$@" </dev/null >&2
+    }
+    # An install from stale lists fails; apt-get update only then.
+    apt_get install --no-install-recommends "${build_packages[@]}" \
+      || { log "apt-get install failed: apt-get update, then again"; apt_get update && apt_get install --no-install-recommends "${build_packages[@]}"; } \
+      || die "apt-get install ${build_packages[*]} failed"
+    command -v krb5-config >/dev/null 2>&1 || die "libkrb5-dev installed but krb5-config still not on PATH"
+  fi
+fi
+
 req_args=(-r "$spark_requirements")
 [ ! -f "$test_requirements" ] || req_args+=(-r "$test_requirements")
 rm -f "$stamp"
 log "pip install ${req_args[*]//$repo_root\//} and -e python/"
 timeout "$PIP_TIMEOUT_SECONDS" "$venv/bin/python" -m pip install --disable-pip-version-check \
   --no-input -q "${req_args[@]}" -e "$repo_root/python" </dev/null >&2 || die "pip install failed"
-venv_ok || die "pyspark/pysail/kafka/spark_agent not importable from $venv after install"
+venv_ok || die "pyspark/pysail/kafka/gssapi/spark_agent not importable from $venv after install"
 
 # --- Maven: JVM Spark (Scala 2.13) and the Kafka source jars ----------------------
 command -v java >/dev/null 2>&1 || die "java not found; JVM Spark 3.5 needs Java 8/11/17 (apt-get install openjdk-17-jre-headless)"
@@ -155,4 +186,4 @@ if ! jars_present; then
 fi
 
 printf '%s\n' "$want" >"$stamp"
-log "done in $((SECONDS - start))s: $("$venv/bin/python" -c 'import pyspark, pysail, kafka; print("pyspark", pyspark.__version__, "pysail", pysail.__version__ if hasattr(pysail, "__version__") else "?", "kafka-python", kafka.__version__)'); SPARK_HOME $spark_home ($(find "$spark_home/jars" -name '*.jar' | wc -l) jars); Kafka jars: $(find "$jar_dir" -name '*.jar' -printf '%f ')"
+log "done in $((SECONDS - start))s: $("$venv/bin/python" -c 'import importlib.metadata as m, pyspark, pysail, kafka, gssapi; print("pyspark", pyspark.__version__, "pysail", m.version("pysail"), "kafka-python", kafka.__version__, "gssapi", m.version("gssapi"))'); SPARK_HOME $spark_home ($(find "$spark_home/jars" -name '*.jar' | wc -l) jars); Kafka jars: $(find "$jar_dir" -name '*.jar' -printf '%f ')"
