@@ -9,7 +9,9 @@ read each range exactly, and hand back the records and the ranges.
 Spark's ``kafka.*`` consumer options become kafka-python keyword arguments: a
 key whose dotted name is a kafka-python setting (``request.timeout.ms`` →
 ``request_timeout_ms``) passes through; SASL's ``sasl.jaas.config`` is parsed
-into user name and password; a PEM ``ssl.truststore.location`` becomes
+into user name and password (a ``Krb5LoginModule`` line, SASL GSSAPI, is
+checked by :mod:`spark_agent.kerberos`, which also logs the client in); a PEM
+``ssl.truststore.location`` becomes
 ``ssl_cafile``, JKS and PKCS12 stores (``java_stores``) are turned into PEM
 files, and inline PEM (``ssl.truststore.certificates``,
 ``ssl.keystore.certificate.chain`` + ``ssl.keystore.key``, what the resolve
@@ -26,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import kerberos
 from .java_stores import key_pair, trusted_pem
 from .kafka_schema import KafkaRecord
 from .options import EndSpec, KafkaOptionError, assign_partitions
@@ -37,6 +40,7 @@ _IGNORED_KEYS = {
     "group.id",  # the driver reads with assign() and commits nothing
     "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "auto.commit.interval.ms",
     "ssl.endpoint.identification.algorithm",  # handled below
+    *kerberos.IGNORED_KEYS,
 }
 
 
@@ -57,16 +61,17 @@ def client_config(kafka_params: Mapping[str, str], defaults: Mapping[str, Any], 
     """
     cfg: dict[str, Any] = {}
     params = {k.lower(): (k, v) for k, v in kafka_params.items()}
+    if kerberos.uses_gssapi(kafka_params):
+        cfg["sasl_kerberos_service_name"] = kerberos.check_login(params, role).service
     for lkey, (key, value) in params.items():
         opt = "kafka." + key
         if lkey == "bootstrap.servers":
             cfg["bootstrap_servers"] = [s.strip() for s in value.split(",") if s.strip()]
         elif lkey == "sasl.jaas.config":
+            if "sasl_kerberos_service_name" in cfg:
+                continue  # GSSAPI: checked above, the login is kerberos.login's
             user = re.search(r'username\s*=\s*"([^"]*)"', value)
             pwd = re.search(r'password\s*=\s*"([^"]*)"', value)
-            if "Krb5LoginModule" in value:
-                raise KafkaOptionError(opt, f"option '{opt}': Kerberos (GSSAPI) is not supported by the driver-side "
-                                            f"Kafka {role} on Sail")
             if not user or pwd is None:
                 raise KafkaOptionError(opt, f"option '{opt}': want a PlainLoginModule or ScramLoginModule line with "
                                             f'username="…" password="…"')
@@ -108,7 +113,7 @@ def client_config(kafka_params: Mapping[str, str], defaults: Mapping[str, Any], 
                 raise KafkaOptionError(opt, f"option '{opt}' is set without 'kafka.{_PASSWORDS[lkey]}'")
         elif lkey == "ssl.endpoint.identification.algorithm":
             cfg["ssl_check_hostname"] = value.strip().lower() == "https"
-        elif lkey in _IGNORED_KEYS:
+        elif lkey in _IGNORED_KEYS or (lkey == "sasl.kerberos.service.name" and "sasl_kerberos_service_name" in cfg):
             continue
         else:
             name = lkey.replace(".", "_")
@@ -239,6 +244,7 @@ def consume(
     fail_on_data_loss: bool = True,
     poll_timeout_ms: int = 120_000,
     partitions_default_missing: str | None = None,
+    java_options: str | None = None,
 ) -> ConsumeResult:
     """Read the records of every subscribed partition in ``[starting, ending)``.
 
@@ -247,11 +253,20 @@ def consume(
     below the log start fails with ``failOnDataLoss`` (Spark's default) and is
     moved to the log start without it. ``poll_timeout_ms`` bounds the wait for
     a partition that stops yielding records before its end offset.
+    ``java_options`` is the session's ``spark.driver.extraJavaOptions``, where
+    a GSSAPI read finds ``-Djava.security.krb5.conf`` (:mod:`spark_agent.kerberos`).
     """
-    from kafka import KafkaConsumer, TopicPartition
-
     cfg = consumer_config(kafka_params)
     cfg.update(enable_auto_commit=False, group_id=None)
+    with kerberos.login(kafka_params, cfg.get("bootstrap_servers") or [], java_options=java_options, role="read"):
+        return _consume(cfg, kind, value, starting, ending, fail_on_data_loss=fail_on_data_loss,
+                        poll_timeout_ms=poll_timeout_ms, partitions_default_missing=partitions_default_missing)
+
+
+def _consume(cfg: dict[str, Any], kind: str, value: str, starting: EndSpec, ending: EndSpec, *,
+             fail_on_data_loss: bool, poll_timeout_ms: int, partitions_default_missing: str | None) -> ConsumeResult:
+    from kafka import KafkaConsumer, TopicPartition
+
     consumer = KafkaConsumer(**cfg)
     try:
         tps = _topic_partitions(consumer, kind, value)

@@ -173,6 +173,9 @@ class Agent:
             bootstrap = opts.bootstrap_servers()
             kind, value = opts.subscription()
             driver_consume.consumer_config(params)  # unknown kafka.* options fail here, at load()
+            from .kerberos import driver_java_options, uses_gssapi
+
+            java_options = driver_java_options(self.session) if uses_gssapi(params) else None
             if streaming:
                 opts.offsets(streaming=True)  # refuses ending offsets like Spark
                 start_spec, end_spec = parse_offsets(start_raw, "startingOffsets"), "latest"
@@ -184,7 +187,7 @@ class Agent:
                 res = driver_consume.consume(
                     params, kind, value, override or start_spec, end_spec,
                     fail_on_data_loss=fail_on_data_loss, poll_timeout_ms=poll_ms,
-                    partitions_default_missing="earliest" if override else None)
+                    partitions_default_missing="earliest" if override else None, java_options=java_options)
                 return ReadResult(records=res.records, start=res.start, end=res.end)
 
             desc = f"kafka {kind}={value} at {bootstrap}"

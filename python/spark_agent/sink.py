@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from . import kerberos
 from .driver_consume import client_config
 from .options import KafkaOptionError, SourceOptions
 
@@ -34,9 +35,9 @@ def producer_config(kafka_params: Mapping[str, str]) -> dict[str, Any]:
 
 
 def write_kafka(df: Any, options: Mapping[str, str]) -> int:
-    """Produce every row of ``df`` (Spark's Kafka sink columns); returns the count."""
-    from kafka import KafkaProducer
-
+    """Produce every row of ``df`` (Spark's Kafka sink columns); returns the count.
+    A GSSAPI sink logs in as :mod:`spark_agent.kerberos` describes, with
+    ``-Djava.security.krb5.conf`` from ``df``'s session."""
     opts = SourceOptions(options)
     bootstrap = opts.get("kafka.bootstrap.servers")
     if not bootstrap:
@@ -49,7 +50,17 @@ def write_kafka(df: Any, options: Mapping[str, str]) -> int:
     if topic_opt is None and "topic" not in cols:
         raise KafkaOptionError("topic", "topic option required when no 'topic' attribute is present. Use the "
                                         "topic option for setting a topic.")
-    producer = KafkaProducer(**producer_config(opts.kafka_params()))
+    params = opts.kafka_params()
+    cfg = producer_config(params)
+    java_options = kerberos.driver_java_options(getattr(df, "sparkSession", None)) if kerberos.uses_gssapi(params) else None
+    with kerberos.login(params, cfg.get("bootstrap_servers") or [], java_options=java_options, role="sink"):
+        return _produce(df, cfg, topic_opt)
+
+
+def _produce(df: Any, cfg: dict[str, Any], topic_opt: str | None) -> int:
+    from kafka import KafkaProducer
+
+    producer = KafkaProducer(**cfg)
     n = 0
     try:
         futures = []

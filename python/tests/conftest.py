@@ -34,7 +34,7 @@ KAFKA_IMAGE = os.environ.get("FABRICTEST_KAFKA_LOCAL_IMAGE", "fabrictest/kafka:3
 
 def _missing_deps() -> str | None:
     missing = []
-    for mod in ("pyspark", "pysail", "kafka", "pandas", "pyarrow", "grpc", "deltalake", "spark_agent"):
+    for mod in ("pyspark", "pysail", "kafka", "gssapi", "pandas", "pyarrow", "grpc", "deltalake", "spark_agent"):
         try:
             __import__(mod)
         except Exception as e:  # ImportError, or a broken install
@@ -340,6 +340,22 @@ def apache_kafka() -> Iterator[str]:
         yield f"127.0.0.1:{port}"
     finally:
         _run(["docker", "rm", "-f", name], 60)
+
+
+@pytest.fixture(scope="session")
+def kerberized_kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """An MIT KDC and Apache Kafka with a SASL_PLAINTEXT GSSAPI listener
+    (python/tests/kerberos_kafka.py); yields a ``KerberizedKafka`` (bootstrap
+    ``localhost:<port>``, ``krb5_conf``, ``client_keytab``, ``options()``).
+    Builds the KDC and Kafka images first with the project's scripts."""
+    from kerberos_kafka import FixtureError
+    from kerberos_kafka import kerberized_kafka as start
+
+    try:
+        with start(tmp_path_factory.mktemp("krb")) as k:
+            yield k
+    except FixtureError as e:
+        pytest.fail(str(e), pytrace=False)
 
 
 @pytest.fixture(scope="module")

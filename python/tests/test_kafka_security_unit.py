@@ -200,3 +200,130 @@ def test_sail_client_java_store_refusals(stores: tuple[Stores, Path, Any, Any]) 
     for params, says in cases:
         with pytest.raises(KafkaOptionError, match=re.escape(says)):
             client_config(params, {}, "read")
+
+
+# -- Kerberos (GSSAPI) on Sail: what is checked before any KDC is asked -------------------------
+
+def _krb_params(tmp_path: Path, jaas: str | None = None, **over: str) -> dict[str, str]:
+    from kerberos_kafka import write_keytab
+
+    kt = write_keytab(tmp_path / "client.keytab", "client@EXAMPLE.TEST")
+    p = {"bootstrap.servers": "broker.example.test:9092", "security.protocol": "SASL_PLAINTEXT",
+         "sasl.mechanism": "GSSAPI", "sasl.kerberos.service.name": "kafka",
+         "sasl.jaas.config": jaas if jaas is not None else
+         ('com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true '
+          f'keyTab="{kt}" principal="client@EXAMPLE.TEST";')}
+    p.update(over)
+    return {k: v for k, v in p.items() if v != "-"}
+
+
+def test_sail_gssapi_options_become_kafka_python_settings(tmp_path: Path) -> None:
+    from kafka import KafkaConsumer
+
+    params = _krb_params(tmp_path, **{"sasl.kerberos.min.time.before.relogin": "60000",
+                                      "sasl.kerberos.ticket.renew.window.factor": "0.8"})
+    cfg = client_config(params, KafkaConsumer.DEFAULT_CONFIG, "read")
+    assert cfg["sasl_mechanism"] == "GSSAPI" and cfg["security_protocol"] == "SASL_PLAINTEXT"
+    assert cfg["sasl_kerberos_service_name"] == "kafka"
+    assert not any(k.startswith("sasl_plain") for k in cfg)
+    # serviceName in the JAAS line stands in for the option, as in the Java client
+    jaas = params["sasl.jaas.config"].replace("storeKey=true", 'storeKey=true serviceName="kafka-svc"')
+    cfg = client_config(_krb_params(tmp_path, jaas, **{"sasl.kerberos.service.name": "-"}),
+                        KafkaConsumer.DEFAULT_CONFIG, "read")
+    assert cfg["sasl_kerberos_service_name"] == "kafka-svc"
+    # a principal without its realm matches the keytab's entry of that name
+    cfg = client_config(_krb_params(tmp_path, jaas.replace("client@EXAMPLE.TEST", "client"),
+                                    **{"sasl.kerberos.service.name": "-"}), KafkaConsumer.DEFAULT_CONFIG, "read")
+    assert cfg["sasl_kerberos_service_name"] == "kafka-svc"
+
+
+def test_sail_gssapi_refusals_before_the_kdc(tmp_path: Path) -> None:
+    good = _krb_params(tmp_path)["sasl.jaas.config"]
+    cases = [
+        ({"sasl.mechanism": "PLAIN"}, "kafka.sasl.mechanism", "is a Krb5LoginModule line, which needs"),
+        ({"security.protocol": "SSL"}, "kafka.security.protocol", "SASL_PLAINTEXT or SASL_SSL (got SSL)"),
+        ({"sasl.jaas.config": "-"}, "kafka.sasl.jaas.config", "is required for GSSAPI on Sail"),
+        ({"sasl.jaas.config": good.replace("useKeyTab=true", "useKeyTab=false")}, "kafka.sasl.jaas.config",
+         "logs in from a keytab only"),
+        ({"sasl.jaas.config": re.sub(r'keyTab="[^"]*" ', "", good)}, "kafka.sasl.jaas.config",
+         'useKeyTab=true needs keyTab="<file>"'),
+        ({"sasl.jaas.config": good.replace(' principal="client@EXAMPLE.TEST"', "")}, "kafka.sasl.jaas.config",
+         "principal=\"<name>@<REALM>\" is required"),
+        ({"sasl.jaas.config": good.replace("client@EXAMPLE.TEST", "client@OTHER.TEST")}, "kafka.sasl.jaas.config",
+         "holds no key for principal client@OTHER.TEST (it holds client@EXAMPLE.TEST)"),
+        ({"sasl.jaas.config": good.rstrip(";")}, "kafka.sasl.jaas.config", "must end with ';'"),
+        ({"sasl.jaas.config": good.replace("org.apache", "x").replace("com.sun.security.auth.module.Krb5LoginModule",
+                                                                      "Krb5LoginModule")},
+         None, None),  # the short module name is the same module
+        ({"sasl.kerberos.service.name": "-"}, "kafka.sasl.kerberos.service.name",
+         "No serviceName defined in either JAAS or Kafka config"),
+    ]
+    for over, option, says in cases:
+        params = _krb_params(tmp_path, **over)
+        if option is None:
+            client_config(params, {"sasl_mechanism": None, "security_protocol": "PLAINTEXT",
+                                   "sasl_kerberos_service_name": "kafka"}, "read")
+            continue
+        with pytest.raises(KafkaOptionError) as info:
+            client_config(params, {"sasl_mechanism": None, "security_protocol": "PLAINTEXT"}, "read")
+        assert info.value.option == option and says in str(info.value), (over, str(info.value))
+
+
+def test_sail_gssapi_without_the_gssapi_package_says_how_to_install(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "gssapi", None)  # import gssapi raises ImportError
+    with pytest.raises(KafkaOptionError) as info:
+        client_config(_krb_params(tmp_path), {"sasl_mechanism": None, "security_protocol": "PLAINTEXT"}, "read")
+    assert info.value.option == "kafka.sasl.mechanism"
+    assert "needs the gssapi Python package" in str(info.value)
+    assert "pip install gssapi==1.12.0" in str(info.value) and "libkrb5-dev" in str(info.value)
+
+
+def test_sail_krb5_conf_comes_from_krb5_config_or_the_jvm_option(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from spark_agent import kerberos
+
+    conf = tmp_path / "krb5.conf"
+    conf.write_text("[libdefaults]\n")
+    java = f"-Xmx1g -Dfoo='a b' -Djava.security.krb5.conf={conf} -Dbar=1"
+    assert kerberos.java_krb5_conf(java) == str(conf)
+    assert kerberos.java_krb5_conf("-Dx=1") is None and kerberos.java_krb5_conf(None) is None
+    monkeypatch.delenv("KRB5_CONFIG", raising=False)
+    assert kerberos.krb5_conf(java) == (str(conf), f"-Djava.security.krb5.conf={conf} in "
+                                                    f"spark.driver.extraJavaOptions")
+    assert kerberos.krb5_conf(None)[0] is None and "/etc/krb5.conf" in kerberos.krb5_conf(None)[1]
+    with pytest.raises(KafkaOptionError) as info:
+        kerberos.krb5_conf("-Djava.security.krb5.conf=/nonexistent/krb5.conf")
+    assert info.value.option == "spark.driver.extraJavaOptions"
+    monkeypatch.setenv("KRB5_CONFIG", "/etc/mine.conf")  # the environment wins, as MIT reads it
+    assert kerberos.krb5_conf(java) == ("/etc/mine.conf", "KRB5_CONFIG=/etc/mine.conf")
+
+
+def test_keytab_principals_and_jaas_lines(tmp_path: Path) -> None:
+    from kerberos_kafka import merge_keytabs, write_keytab
+
+    from spark_agent.kerberos import keytab_principals, parse_jaas
+
+    a = write_keytab(tmp_path / "a.keytab", "kafka/broker.example.test@EXAMPLE.TEST")
+    b = write_keytab(tmp_path / "b.keytab", "client@EXAMPLE.TEST")
+    assert keytab_principals(str(merge_keytabs(tmp_path / "ab.keytab", a, b))) == [
+        "kafka/broker.example.test@EXAMPLE.TEST", "client@EXAMPLE.TEST"]
+    (tmp_path / "other").write_bytes(b"\x05\x01rest")
+    assert keytab_principals(str(tmp_path / "other")) is None
+    module, opts = parse_jaas('com.sun.security.auth.module.Krb5LoginModule required\n  useKeyTab=true '
+                              'keyTab="/a b/c.keytab" principal = "x/y@R" debug=false;')
+    assert module == "com.sun.security.auth.module.Krb5LoginModule"
+    assert opts == {"useKeyTab": "true", "keyTab": "/a b/c.keytab", "principal": "x/y@R", "debug": "false"}
+    with pytest.raises(KafkaOptionError, match="cannot read"):
+        parse_jaas('Krb5LoginModule required keyTab="/x" !!;')
+
+
+def test_kerberos_login_is_a_no_op_for_other_mechanisms() -> None:
+    from spark_agent import kerberos
+
+    before = dict(os.environ)
+    with kerberos.login({"bootstrap.servers": "b:1", "sasl.mechanism": "PLAIN"}, ["b:1"]) as lg:
+        assert lg is None
+    assert dict(os.environ) == before
