@@ -101,7 +101,8 @@ def sail(kerberized_kafka: KerberizedKafka) -> Iterator[Any]:
 
     from spark_agent import install
 
-    assert "KRB5_CONFIG" not in os.environ, "the tests check that the JVM option alone points MIT at krb5.conf"
+    # The tests check that the JVM option alone points MIT at krb5.conf.
+    own_krb5_config = os.environ.pop("KRB5_CONFIG", None)
     server = SparkConnectServer("127.0.0.1", 0)
     server.start(background=True)
     _, port = server.listening_address
@@ -115,6 +116,8 @@ def sail(kerberized_kafka: KerberizedKafka) -> Iterator[Any]:
         server.stop()
         os.environ.pop("SPARK_CONNECT_MODE_ENABLED", None)
         os.environ.pop("SPARK_REMOTE", None)
+        if own_krb5_config is not None:
+            os.environ["KRB5_CONFIG"] = own_krb5_config
 
 
 @pytest.fixture(scope="module")
