@@ -327,3 +327,36 @@ def test_kerberos_login_is_a_no_op_for_other_mechanisms() -> None:
     with kerberos.login({"bootstrap.servers": "b:1", "sasl.mechanism": "PLAIN"}, ["b:1"]) as lg:
         assert lg is None
     assert dict(os.environ) == before
+
+
+def test_kerberos_environment_holds_one_identity_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The variables MIT reads are process-wide: clients of one identity share
+    them, a client of another waits until the last of those closes, and the
+    user's own values come back."""
+    import threading
+
+    from spark_agent import kerberos
+
+    monkeypatch.setenv("KRB5CCNAME", "FILE:/users/own/cache")
+    monkeypatch.delenv("KRB5_CLIENT_KTNAME", raising=False)
+    a, b = ("a@R", "/a.keytab", ""), ("b@R", "/b.keytab", "")
+    order: list[str] = []
+    with kerberos._environment(a, {"KRB5CCNAME": "FILE:/x/a", "KRB5_CLIENT_KTNAME": "/a.keytab"}):
+        with kerberos._environment(a, {"KRB5CCNAME": "FILE:/x/a", "KRB5_CLIENT_KTNAME": "/a.keytab"}):
+            assert os.environ["KRB5CCNAME"] == "FILE:/x/a"
+        with pytest.raises(KafkaOptionError, match="still open in this thread"):
+            with kerberos._environment(b, {"KRB5CCNAME": "FILE:/x/b"}):
+                pass
+
+        def other() -> None:
+            with kerberos._environment(b, {"KRB5CCNAME": "FILE:/x/b", "KRB5_CLIENT_KTNAME": "/b.keytab"}):
+                order.append("b:" + os.environ["KRB5CCNAME"])
+
+        t = threading.Thread(target=other)
+        t.start()
+        t.join(0.3)
+        assert t.is_alive() and order == []  # b waits while a's client is open
+        order.append("a:" + os.environ["KRB5CCNAME"])
+    t.join(5)
+    assert order == ["a:FILE:/x/a", "b:FILE:/x/b"]
+    assert os.environ["KRB5CCNAME"] == "FILE:/users/own/cache" and "KRB5_CLIENT_KTNAME" not in os.environ
