@@ -180,20 +180,21 @@ def sail_session(emu: Emulator) -> Iterator[Any]:
 
 
 def _start_emulator(binary: Path, data_dir: Path, kafka: str, log_path: Path, *, tls: bool = False,
-                    extra: list[str] | None = None) -> Emulator:
+                    extra: list[str] | None = None, env: dict[str, str] | None = None) -> Emulator:
     """``fabric-emulator serve`` on a free loopback port; with ``tls`` it runs
     ``--tls`` (HTTPS API, SASL_SSL custom endpoint, a CA in the data dir).
     Its Event Hubs (AMQP) endpoint listens on a free port too, and the Kafka
     endpoint takes AMQP as well, so a connection string's Endpoint names the
     Kafka endpoint for both protocols (docs/custom-endpoint.md); ``extra``
-    are more flags (``--kafka-config``)."""
+    are more flags (``--kafka-config``), ``env`` more environment variables
+    (``KRB5_CONFIG``)."""
     port = free_port()
     log = open(log_path, "w")
     proc = subprocess.Popen(
         [str(binary), "serve", "--addr", f"127.0.0.1:{port}", "--kafka", kafka, "--data-dir", str(data_dir),
          "--kafka-endpoint", "127.0.0.1:0", "--amqp-endpoint", "127.0.0.1:0"]
         + (["--tls"] if tls else []) + (extra or []),
-        stdout=subprocess.PIPE, stderr=log, text=True)
+        stdout=subprocess.PIPE, stderr=log, text=True, env={**os.environ, **env} if env else None)
     ready: list[str] = []
 
     def read() -> None:

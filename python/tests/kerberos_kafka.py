@@ -18,15 +18,18 @@ failure carries the containers' logs, and both containers are removed.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import struct
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 KDC_IMAGE = os.environ.get("FABRICTEST_KDC_IMAGE", "fabrictest/kdc:bookworm-local")
@@ -206,3 +209,106 @@ def merge_keytabs(path: Path, *sources: Path) -> Path:
         out += data[2:]
     path.write_bytes(out)
     return path
+
+
+# -- what the engine tests share -------------------------------------------------------------
+
+def java_options(k: KerberizedKafka) -> str:
+    return f"-Djava.security.krb5.conf={k.krb5_conf}"
+
+
+def new_topic(name: str) -> str:
+    return f"krb-{name}-{uuid.uuid4().hex[:8]}"
+
+
+def produce_plain(k: KerberizedKafka, topic: str, n: int) -> list[tuple[bytes, bytes]]:
+    """``n`` records through the PLAINTEXT listener (test set-up, no Kerberos)."""
+    from kafka import KafkaProducer
+
+    sent = [(f"k{i}".encode(), f'{{"id":{i},"note":"kerberized {i}"}}'.encode()) for i in range(n)]
+    p = KafkaProducer(bootstrap_servers=[k.plaintext])
+    try:
+        for key, value in sent:
+            p.send(topic, key=key, value=value)
+        p.flush(timeout=60)
+    finally:
+        p.close()
+    return sent
+
+
+def consume_plain(k: KerberizedKafka, topic: str, want: int, timeout: float = 60) -> list[tuple[bytes, bytes]]:
+    from kafka import KafkaConsumer
+
+    c = KafkaConsumer(topic, bootstrap_servers=[k.plaintext], auto_offset_reset="earliest",
+                      enable_auto_commit=False, group_id=None)
+    out: list[tuple[bytes, bytes]] = []
+    deadline = time.monotonic() + timeout
+    try:
+        while len(out) < want and time.monotonic() < deadline:
+            for recs in c.poll(timeout_ms=500).values():
+                out.extend((r.key, r.value) for r in recs)
+    finally:
+        c.close()
+    return out
+
+
+def wait(what: str, cond: Callable[[], bool], timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.1)
+
+
+def cell(spark: Any, options: dict[str, str], want: int) -> list[Any]:
+    """The notebook cell: ``readStream.format("kafka")`` with the Kerberos
+    options, ``foreachBatch`` collecting rows, until ``want`` rows arrived."""
+    batches: list[Any] = []
+    df_raw = spark.readStream.format("kafka").options(**options).load()
+    query = df_raw.writeStream.foreachBatch(lambda df, _: batches.extend(df.collect())).outputMode("append").start()
+    try:
+        wait(f"{want} rows", lambda: len(batches) >= want or query.exception() is not None)
+        assert query.exception() is None, query.exception()
+    finally:
+        query.stop()
+    return batches
+
+
+def authenticated(k: KerberizedKafka) -> list[str]:
+    return re.findall(r"authenticationID=([^;\s]+);", k.broker_log())
+
+
+def read_cell(spark: Any, k: KerberizedKafka, name: str) -> None:
+    topic = new_topic(name)
+    sent = produce_plain(k, topic, 6)
+    rows = cell(spark, {**k.options(), "subscribe": topic, "startingOffsets": "earliest"}, len(sent))
+    assert sorted((bytes(r["key"]), bytes(r["value"])) for r in rows) == sorted(sent)
+    assert {r["topic"] for r in rows} == {topic}
+
+
+def eventstream_cell(spark: Any, emu: Any) -> list[Any]:
+    """Fabric's cell, unmodified, on a fresh Eventstream; 5 events produced
+    through the Custom HTTP source once the query runs."""
+    from conftest import orders
+
+    from spark_agent import install
+
+    install(spark, emu.url, emu.token)
+    ws = emu.create_workspace(f"kerberos-{time.monotonic_ns()}")
+    es = emu.create_eventstream(ws, "orders")
+    batches: list[Any] = []
+    df_raw = spark.readStream.format("kafka").options(**{
+        "eventstream.itemid": es.item_id,
+        "eventstream.datasourceid": es.datasource_id,
+    }).load()
+    query = df_raw.writeStream.foreachBatch(lambda df, _: batches.extend(df.collect())).outputMode("append").start()
+    try:
+        wait("the first trigger", lambda: bool(query.recentProgress) or query.exception() is not None)
+        assert query.exception() is None, query.exception()
+        emu.produce(es, orders(5))
+        wait("5 rows", lambda: len(batches) >= 5 or query.exception() is not None)
+        assert query.exception() is None, query.exception()
+    finally:
+        query.stop()
+    assert {r["topic"] for r in batches} == {es.topic}
+    return batches
