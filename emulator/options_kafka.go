@@ -18,11 +18,12 @@ type kafkaSettings struct {
 
 // WithKafkaConfigFile reads the security settings of the cluster named by
 // WithKafka from a Kafka client properties file (client.properties:
-// security.protocol, sasl.mechanism, sasl.jaas.config, JKS, PKCS12 and PEM
-// trust and key stores; the keys are listed in docs/running.md). Anything the
-// emulator does not support, Kerberos among it, fails New naming the key, and
-// so does a cluster that refuses the settings (a wrong password, an
-// untrusted CA).
+// security.protocol, sasl.mechanism (PLAIN, SCRAM, GSSAPI with a keytab),
+// sasl.jaas.config, JKS, PKCS12 and PEM trust and key stores; the keys are
+// listed in docs/running.md). Anything the emulator does not support
+// (OAUTHBEARER, a Kerberos ticket cache) fails New naming the key, and so
+// does a cluster that refuses the settings (a wrong password, an untrusted
+// CA, a principal the KDC does not know).
 func WithKafkaConfigFile(path string) Option {
 	return func(c *config) error { c.kafkaSec.file = strings.TrimSpace(path); return nil }
 }

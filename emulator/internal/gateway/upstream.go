@@ -63,9 +63,11 @@ func (u upstreamSecurity) secure(ctx context.Context, c net.Conn, addr string) (
 	return c, nil
 }
 
-// login runs SaslHandshake v1 and SaslAuthenticate v1 on c.
+// login runs SaslHandshake v1 and SaslAuthenticate v1 on c. The mechanism
+// is given the broker's host:port, as franz-go gives it (GSSAPI asks for a
+// ticket to <service>/<host>); a session done with a last message of its
+// own (GSSAPI's) sends it before the login ends, as franz-go does.
 func login(ctx context.Context, c net.Conn, m sasl.Mechanism, addr string) error {
-	host, _, _ := net.SplitHostPort(addr)
 	rw := bufio.NewReadWriter(bufio.NewReader(c), bufio.NewWriter(c))
 	hs := kmsg.NewPtrSASLHandshakeRequest()
 	hs.Version, hs.Mechanism = 1, m.Name()
@@ -76,10 +78,11 @@ func login(ctx context.Context, c net.Conn, m sasl.Mechanism, addr string) error
 	if err := kerr.ErrorForCode(hsResp.ErrorCode); err != nil {
 		return fmt.Errorf("handshake: %w (enabled: %v)", err, hsResp.SupportedMechanisms)
 	}
-	session, msg, err := m.Authenticate(ctx, host)
+	session, msg, err := m.Authenticate(ctx, addr)
 	if err != nil {
 		return err
 	}
+	done := false
 	for id := int32(2); ; id++ {
 		req := kmsg.NewPtrSASLAuthenticateRequest()
 		req.Version, req.SASLAuthBytes = 1, msg
@@ -93,11 +96,14 @@ func login(ctx context.Context, c net.Conn, m sasl.Mechanism, addr string) error
 			}
 			return err
 		}
-		done, next, err := session.Challenge(resp.SASLAuthBytes)
-		if err != nil {
+		if done {
+			return nil
+		}
+		var next []byte
+		if done, next, err = session.Challenge(resp.SASLAuthBytes); err != nil {
 			return err
 		}
-		if done {
+		if done && len(next) == 0 {
 			return nil
 		}
 		msg = next

@@ -16,6 +16,7 @@ const (
 	PLAIN       = "PLAIN"
 	ScramSHA256 = "SCRAM-SHA-256"
 	ScramSHA512 = "SCRAM-SHA-512"
+	GSSAPI      = "GSSAPI"
 )
 
 // ShareKey is the emulator's own key that lets the resolve route hand
@@ -28,11 +29,14 @@ type Config struct {
 	Bootstrap []string
 	// SecurityProtocol is one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL.
 	SecurityProtocol string
-	// SASLMechanism is PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 under SASL_*,
-	// empty otherwise.
+	// SASLMechanism is PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or GSSAPI under
+	// SASL_*, empty otherwise.
 	SASLMechanism string
-	// Username and Password come from sasl.jaas.config.
+	// Username and Password come from sasl.jaas.config (PLAIN and SCRAM).
 	Username, Password string
+	// Kerberos is the GSSAPI login (keytab, principal, krb5.conf); nil
+	// for other mechanisms.
+	Kerberos *Kerberos
 	// JAAS is sasl.jaas.config as given.
 	JAAS string
 	// TLS is the client TLS configuration under SSL and SASL_SSL, nil otherwise.

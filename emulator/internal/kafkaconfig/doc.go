@@ -1,15 +1,17 @@
 // Package kafkaconfig reads the security settings of the Kafka cluster behind
 // the emulator (--kafka host:port,…) in Kafka's own client properties format,
 // the file a Java client takes as client.properties, and turns them into
-// franz-go options (TLS with crypto/tls, SASL with franz-go's sasl/plain and
-// sasl/scram).
+// franz-go options (TLS with crypto/tls, SASL with franz-go's sasl/plain,
+// sasl/scram and sasl/kerberos, the last over gokrb5).
 //
 // Keys read:
 //
 //	bootstrap.servers                   the cluster, when --kafka does not name it
 //	security.protocol                   PLAINTEXT (default), SSL, SASL_PLAINTEXT, SASL_SSL
-//	sasl.mechanism                      PLAIN (default, as in Kafka), SCRAM-SHA-256, SCRAM-SHA-512
-//	sasl.jaas.config                    a PlainLoginModule or ScramLoginModule line with username and password
+//	sasl.mechanism                      PLAIN (default, as in Kafka), SCRAM-SHA-256, SCRAM-SHA-512, GSSAPI
+//	sasl.jaas.config                    a PlainLoginModule or ScramLoginModule line with username and password;
+//	                                    for GSSAPI a Krb5LoginModule line with useKeyTab=true, keyTab, principal
+//	sasl.kerberos.service.name          GSSAPI: the broker's service name (or serviceName in the JAAS line)
 //	ssl.truststore.type                 JKS (default, as in Kafka), PKCS12 or PEM
 //	ssl.truststore.location             the store file (a PEM file of CA certificates for PEM)
 //	ssl.truststore.password             a JKS or PKCS12 store's password
@@ -28,9 +30,22 @@
 //
 // Anything else is refused naming the key, so a setting the emulator would
 // silently ignore never makes a connection that differs from the user's
-// client: GSSAPI (Kerberos) and OAUTHBEARER mechanisms, encrypted PEM keys,
-// JKS and PKCS12 stores without their passwords, callback handler classes,
-// and keys this package does not know.
+// client: the OAUTHBEARER mechanism, a Kerberos login from a ticket cache
+// rather than a keytab and the Java client's kinit and ticket renewal keys
+// (sasl.kerberos.kinit.cmd, sasl.kerberos.ticket.renew.*,
+// sasl.kerberos.min.time.before.relogin), encrypted PEM keys, JKS and PKCS12
+// stores without their passwords, callback handler classes, and keys this
+// package does not know.
+//
+// GSSAPI logs in as the JAAS line's principal (user@REALM; without a realm,
+// krb5.conf's default_realm) with its key from the keytab, and asks the KDC
+// for a ticket to <service name>/<broker host>. krb5.conf is read as the MIT
+// Kerberos library reads it: the files the environment variable KRB5_CONFIG
+// lists (colon-separated) when it is set, else /etc/krb5.conf. Java reads
+// -Djava.security.krb5.conf instead. The keytab and krb5.conf are read by
+// Parse, so that a missing file or a keytab without the principal's key
+// fails before anything connects; Probe logs in to the KDC first, naming a
+// KDC out of reach or a principal it does not know.
 //
 // The same keys come from the environment as FABRIC_KAFKA_CONFIG_<KEY>, with
 // the mapping of the apache/kafka image's KAFKA_<KEY> variables: strip the

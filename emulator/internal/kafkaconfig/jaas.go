@@ -78,8 +78,8 @@ func jaasTokens(s string) ([]string, error) {
 	return toks, nil
 }
 
-// moduleKind names the login module class: "plain", "scram", or what it is
-// when the emulator does not support it ("kerberos", "oauthbearer", "").
+// moduleKind names the login module class: "plain", "scram", "kerberos",
+// or what it is when the emulator does not support it ("oauthbearer", "").
 func moduleKind(class string) string {
 	short := class[strings.LastIndex(class, ".")+1:]
 	switch short {

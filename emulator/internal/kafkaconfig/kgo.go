@@ -33,9 +33,13 @@ func (c Config) Opts() []kgo.Opt {
 	return opts
 }
 
-// Mechanism is the SASL mechanism of c, nil without SASL.
+// Mechanism is the SASL mechanism of c, nil without SASL. Under GSSAPI each
+// call has a Kerberos login of its own, ended when the franz-go client that
+// uses it closes.
 func (c Config) Mechanism() sasl.Mechanism {
 	switch c.SASLMechanism {
+	case GSSAPI:
+		return c.Kerberos.mechanism()
 	case PLAIN:
 		return plain.Auth{User: c.Username, Pass: c.Password}.AsMechanism()
 	case ScramSHA256:
@@ -48,8 +52,15 @@ func (c Config) Mechanism() sasl.Mechanism {
 
 // Probe connects to seeds as c says and asks for the cluster's metadata, so
 // that a wrong password, an untrusted CA or a protocol mismatch fails at
-// start rather than at the first produce. Its error says which it was.
+// start rather than at the first produce. Under GSSAPI it logs in to the KDC
+// first, so that a KDC out of reach or an unknown principal is named as
+// such. Its error says which it was.
 func (c Config) Probe(ctx context.Context, seeds []string) error {
+	if c.Kerberos != nil {
+		if err := c.Kerberos.login(seeds); err != nil {
+			return err
+		}
+	}
 	opts := append([]kgo.Opt{kgo.SeedBrokers(seeds...), kgo.DialTimeout(5 * time.Second),
 		kgo.RequestRetries(0), kgo.RetryTimeout(5 * time.Second)}, c.Opts()...)
 	cl, err := kgo.NewClient(opts...)
@@ -69,7 +80,7 @@ func (c Config) Probe(ctx context.Context, seeds []string) error {
 		if !dialRefused(last) {
 			tries++
 		}
-		if fatal(last) || tries == 3 {
+		if fatal(last) || (c.Kerberos != nil && kerberosErr(last)) || tries == 3 {
 			break
 		}
 		select {
@@ -119,6 +130,10 @@ func (c Config) explain(seeds []string, err error) error {
 	var re tls.RecordHeaderError
 	alert := tlsAlert(err)
 	switch {
+	case c.Kerberos != nil && errors.Is(err, kerr.SaslAuthenticationFailed):
+		return fmt.Errorf("kafka at %s refused the GSSAPI login of principal %s (does the broker's keytab hold the current key of its service principal %s/<host>@%s?): %w", where, c.Kerberos.Name(), c.Kerberos.ServiceName, c.Kerberos.Realm, err)
+	case c.Kerberos != nil && err != nil && kerberosErr(err):
+		return fmt.Errorf("kafka at %s: %w", where, c.Kerberos.explain(err, ""))
 	case errors.Is(err, kerr.SaslAuthenticationFailed):
 		return fmt.Errorf("kafka at %s refused the SASL %s login of user %q (wrong username or password in sasl.jaas.config?): %w", where, c.SASLMechanism, c.Username, err)
 	case errors.Is(err, kerr.UnsupportedSaslMechanism):

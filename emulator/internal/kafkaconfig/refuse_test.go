@@ -19,11 +19,11 @@ func TestParseRefusals(t *testing.T) {
 		says  string
 	}{
 		{"unknown protocol", Properties{"security.protocol": "TLS"}, "security.protocol", "is not PLAINTEXT"},
-		{"GSSAPI", sasl(Properties{"sasl.mechanism": "GSSAPI"}), "sasl.mechanism", "Kerberos"},
+		{"GSSAPI with a PLAIN line", sasl(Properties{"sasl.mechanism": "GSSAPI"}), "sasl.jaas.config", "does not fit sasl.mechanism GSSAPI; want com.sun.security.auth.module.Krb5LoginModule"},
 		{"OAUTHBEARER", sasl(Properties{"sasl.mechanism": "OAUTHBEARER"}), "sasl.mechanism", "OAUTHBEARER is not supported"},
 		{"unknown mechanism", sasl(Properties{"sasl.mechanism": "SCRAM-SHA-1"}), "sasl.mechanism", "is not PLAIN"},
 		{"no JAAS", Properties{"security.protocol": "SASL_PLAINTEXT"}, "sasl.jaas.config", "required"},
-		{"Kerberos module", sasl(Properties{"sasl.jaas.config": `com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true;`}), "sasl.jaas.config", "Kerberos"},
+		{"Kerberos module", sasl(Properties{"sasl.jaas.config": `com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true;`}), "sasl.jaas.config", "does not fit sasl.mechanism PLAIN"},
 		{"OAuth module", sasl(Properties{"sasl.jaas.config": `org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;`}), "sasl.jaas.config", "OAuthBearerLoginModule"},
 		{"module for another mechanism", sasl(Properties{"sasl.mechanism": "SCRAM-SHA-256"}), "sasl.jaas.config", "does not fit"},
 		{"no password", sasl(Properties{"sasl.jaas.config": `org.apache.kafka.common.security.plain.PlainLoginModule required username="a";`}), "sasl.jaas.config", "password"},
@@ -60,7 +60,7 @@ func TestParseRefusals(t *testing.T) {
 		{"key password without store", ssl(Properties{"ssl.key.password": "x"}), "ssl.key.password", "without ssl.keystore.location"},
 		{"keystore password without store", ssl(Properties{"ssl.keystore.password": "x"}), "ssl.keystore.password", "without ssl.keystore.location"},
 		{"key password of a PEM key", ssl(Properties{"ssl.keystore.type": "PEM", "ssl.keystore.certificate.chain": pki.certPEM, "ssl.keystore.key": pki.keyPEM, "ssl.key.password": "x"}), "ssl.key.password", "encrypted PEM keys"},
-		{"Kerberos key", sasl(Properties{"sasl.kerberos.service.name": "kafka"}), "sasl.kerberos.service.name", "Kerberos"},
+		{"Kerberos key under PLAIN", sasl(Properties{"sasl.kerberos.service.name": "kafka"}), "sasl.kerberos.service.name", "sasl.mechanism is PLAIN; it is a GSSAPI (Kerberos) key"},
 		{"OAuth key", sasl(Properties{"sasl.oauthbearer.token.endpoint.url": "https://x"}), "sasl.oauthbearer.token.endpoint.url", "OAUTHBEARER"},
 		{"callback handler", sasl(Properties{"sasl.login.callback.handler.class": "x.Y"}), "sasl.login.callback.handler.class", "callback"},
 		{"cipher suites", ssl(Properties{"ssl.cipher.suites": "x"}), "ssl.cipher.suites", "Go's defaults"},
