@@ -61,12 +61,16 @@ def client_config(kafka_params: Mapping[str, str], defaults: Mapping[str, Any], 
     """
     cfg: dict[str, Any] = {}
     params = {k.lower(): (k, v) for k, v in kafka_params.items()}
-    if kerberos.uses_gssapi(kafka_params):
+    gssapi = kerberos.uses_gssapi(kafka_params)
+    if gssapi:
         cfg["sasl_kerberos_service_name"] = kerberos.check_login(params, role).service
     for lkey, (key, value) in params.items():
         opt = "kafka." + key
         if lkey == "bootstrap.servers":
             cfg["bootstrap_servers"] = [s.strip() for s in value.split(",") if s.strip()]
+            if gssapi and "sasl.kerberos.domain.name" not in params:
+                # the service principal's host as the Java client names it
+                cfg["bootstrap_servers"] = kerberos.java_host_names(cfg["bootstrap_servers"])
         elif lkey == "sasl.jaas.config":
             if "sasl_kerberos_service_name" in cfg:
                 continue  # GSSAPI: checked above, the login is kerberos.login's

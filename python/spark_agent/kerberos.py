@@ -323,6 +323,33 @@ def _environment(key: tuple[str, str, str], values: dict[str, str]) -> Iterator[
                 _cond.notify_all()
 
 
+def java_host_names(servers: list[str]) -> list[str]:
+    """Bootstrap servers with an IP address written as the host name the
+    address resolves back to. The Java client names a broker's service
+    principal after ``InetAddress.getHostName()`` of the connected address,
+    which for an address literal is that reverse lookup; kafka-python names it
+    after the host as given, so ``127.0.0.1:9092`` would ask for
+    ``kafka/127.0.0.1``. An address that does not resolve back stays."""
+    import ipaddress
+    import socket
+
+    out = []
+    for server in servers:
+        host = _host(server)
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            out.append(server)
+            continue
+        try:
+            name = socket.gethostbyaddr(host)[0]
+        except OSError:
+            out.append(server)
+            continue
+        out.append(name + server.strip()[len(host) + (2 if server.strip().startswith("[") else 0):])
+    return out
+
+
 def _host(server: str) -> str:
     server = server.strip()
     if server.startswith("["):

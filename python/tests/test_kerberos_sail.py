@@ -99,6 +99,17 @@ def test_sail_logs_in_as_the_jaas_principal(sail: Any, kerberized_kafka: Kerberi
         assert set(authenticated(k)[before:]) == {principal}
 
 
+def test_sail_names_an_address_literal_broker_like_the_java_client(sail: Any, kerberized_kafka: KerberizedKafka) -> None:
+    """``kafka.bootstrap.servers=127.0.0.1:<port>``: the Java client asks for the
+    service principal of the host the address resolves back to
+    (``kafka/localhost``), and so does the adapter."""
+    k = kerberized_kafka
+    topic = new_topic("literal")
+    produce_plain(k, topic, 3)
+    opts = {**k.options(), "kafka.bootstrap.servers": k.bootstrap.replace("localhost", "127.0.0.1")}
+    assert len(sail.read.format("kafka").options(**opts).option("subscribe", topic).load().collect()) == 3
+
+
 # -- refusals, naming the option --------------------------------------------------------------
 
 def _sail_read(sail: Any, k: KerberizedKafka, **kw: Any) -> Any:
