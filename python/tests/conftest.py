@@ -360,6 +360,26 @@ def kerberized_kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
+def kerberos_emulator(emulator_binary: Path, kerberized_kafka: Any,
+                      tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
+    """``fabric-emulator serve --kafka-config`` with a GSSAPI client.properties
+    (the same keytab login), sharing its credentials with notebooks; the
+    emulator reads krb5.conf through ``KRB5_CONFIG``."""
+    from kerberos_kafka import SERVICE
+
+    k = kerberized_kafka
+    d = tmp_path_factory.mktemp("emulator-kerberos")
+    props = d / "client.properties"
+    props.write_text("\n".join([
+        "security.protocol=SASL_PLAINTEXT", "sasl.mechanism=GSSAPI", f"sasl.kerberos.service.name={SERVICE}",
+        f"sasl.jaas.config={k.jaas()}", "fabrictest.share.credentials=true", ""]))
+    emu = _start_emulator(emulator_binary, d / "data", k.bootstrap, d / "emulator.log",
+                          extra=["--kafka-config", str(props)], env={"KRB5_CONFIG": str(k.krb5_conf)})
+    yield emu
+    _stop(emu.proc)
+
+
+@pytest.fixture(scope="module")
 def kafka_emulator(emulator_binary: Path, apache_kafka: str,
                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
     """The emulator with the Apache Kafka container behind it (``--kafka host:port``)."""

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from kerberos_kafka import CLIENT, KerberizedKafka, authenticated, java_options, read_cell
+from kerberos_kafka import CLIENT, KerberizedKafka, authenticated, eventstream_cell, java_options, read_cell
 
 pytestmark = pytest.mark.jvm
 
@@ -49,3 +49,12 @@ def test_jvm_cell_reads_kerberized_kafka(jvm: Any, kerberized_kafka: KerberizedK
     before = len(authenticated(kerberized_kafka))
     read_cell(jvm, kerberized_kafka, "jvm")
     assert set(authenticated(kerberized_kafka)[before:]) == {CLIENT}
+
+
+def test_jvm_eventstream_on_the_kerberized_cluster(jvm: Any, kerberos_emulator: Any,
+                                                   kerberized_kafka: KerberizedKafka) -> None:
+    """On JVM Spark the resolve's kafkaProperties (GSSAPI, the service name and
+    the shared JAAS line) reach spark-sql-kafka, which logs in itself."""
+    before = len(authenticated(kerberized_kafka))
+    assert len(eventstream_cell(jvm, kerberos_emulator)) == 5
+    assert CLIENT in authenticated(kerberized_kafka)[before:]

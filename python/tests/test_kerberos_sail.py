@@ -20,9 +20,11 @@ import pytest
 from kerberos_kafka import (
     CLIENT,
     REALM,
+    SERVICE,
     KerberizedKafka,
     authenticated,
     consume_plain,
+    eventstream_cell,
     java_options,
     merge_keytabs,
     new_topic,
@@ -148,3 +150,16 @@ def test_sail_refusals_name_the_option(sail: Any, kerberized_kafka: KerberizedKa
         assert err.option == option and option in str(err), f"{kw}: {err}"
         assert says in str(err), f"{kw}: {err}"
     assert "KRB5CCNAME" not in os.environ, "a failed login leaked its environment"
+
+
+# -- the Eventstream path: the emulator bound to the Kerberized broker ------------------------------
+
+def test_sail_eventstream_on_the_kerberized_cluster(sail: Any, kerberos_emulator: Any,
+                                                    kerberized_kafka: KerberizedKafka) -> None:
+    """On Sail the pair is read through the emulator's consume route, over the
+    emulator's own Kerberos login."""
+    r = kerberos_emulator.resolve(kerberos_emulator.create_eventstream(
+        kerberos_emulator.create_workspace("resolve"), "r"))
+    assert r["kafkaProperties"]["sasl.mechanism"] == "GSSAPI"
+    assert r["kafkaProperties"]["sasl.kerberos.service.name"] == SERVICE
+    assert len(eventstream_cell(sail, kerberos_emulator)) == 5
