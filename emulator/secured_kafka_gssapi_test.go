@@ -1,7 +1,8 @@
 //go:build container
 
 // The emulator against a Kerberized Apache Kafka (fixtures/kerberos: an MIT
-// KDC and a broker whose listener is SASL_PLAINTEXT with GSSAPI). Run by
+// KDC and a broker whose listener is SASL_PLAINTEXT with GSSAPI, or SASL_SSL
+// with it). Run by
 // `make test-container`:
 //
 //	TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 \
@@ -29,15 +30,16 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/kerberos"
 
 	"github.com/fabrictest/fabrictest/emulator"
+	"github.com/fabrictest/fabrictest/fixtures/kafka"
 	fk "github.com/fabrictest/fabrictest/fixtures/kerberos"
 )
 
 // kerberizedKafka starts the KDC and the Kerberized broker and points
 // KRB5_CONFIG at the cluster's krb5.conf for the test.
-func kerberizedKafka(t *testing.T, ctx context.Context) *fk.Cluster {
+func kerberizedKafka(t *testing.T, ctx context.Context, opts ...fk.Option) *fk.Cluster {
 	t.Helper()
 	start := time.Now()
-	c, err := fk.Run(ctx)
+	c, err := fk.Run(ctx, opts...)
 	if err != nil {
 		t.Fatalf("run kerberized kafka: %v", err)
 	}
@@ -47,7 +49,7 @@ func kerberizedKafka(t *testing.T, ctx context.Context) *fk.Cluster {
 		}
 	})
 	t.Setenv("KRB5_CONFIG", c.Krb5Conf)
-	t.Logf("KDC %s and GSSAPI broker %s ready in %s", c.KDCAddr, c.Brokers[0], time.Since(start).Round(time.Second))
+	t.Logf("KDC %s and GSSAPI %s broker %s ready in %s", c.KDCAddr, c.Protocol, c.Brokers[0], time.Since(start).Round(time.Second))
 	return c
 }
 
@@ -112,9 +114,63 @@ func TestSecuredKafkaGSSAPI(t *testing.T) {
 	refusedAtStart(t, addr, c.KafkaProperties(), "the KDC of realm FABRICTEST.LOCAL cannot be reached at "+closed+" (kdc in "+dead+")")
 }
 
+// The same over SASL_SSL: the broker's GSSAPI listener behind TLS, its
+// certificate signed by a CA of the test that the emulator trusts from
+// client.properties (ssl.truststore.location, a PEM file).
+func TestSecuredKafkaGSSAPIOverTLS(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	pki, err := kafka.NewPKI("kerberos-tls CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := kerberizedKafka(t, ctx, fk.WithTLS(pki))
+	props := c.KafkaProperties()
+	if props["security.protocol"] != "SASL_SSL" {
+		t.Fatalf("KafkaProperties() = %v", props)
+	}
+
+	// HTTP and custom-endpoint produces drained into a Lakehouse by the
+	// emulator's own consumer over GSSAPI and TLS.
+	e := startEnv(t, emulator.WithKafkaConfigFile(writeClientProperties(t, props)))
+	f := deliverSecured(t, e)
+
+	// The custom endpoint's records (the Kafka gateway opens TLS to the
+	// broker and logs in with GSSAPI itself), read back from the broker by a
+	// client of the test over GSSAPI and TLS.
+	if got := readGSSAPI(t, ctx, c, f.topic, 5); got != `{"n":0} {"n":1} {"n":2} {"n":3} {"n":4}` {
+		t.Fatalf("read the custom endpoint's records from the broker: %s", got)
+	}
+
+	// An HTTP produce, read back the same way.
+	s := newStream(e)
+	e.must(200, e.call("POST", s.produce, `{"events":[{"value":{"k":"tls-a"}},{"value":{"k":"tls-b"}}]}`))
+	r := e.must(200, e.call("GET", "/v1/eventstreams/"+s.id+"/sources/"+s.ds, nil)).Body
+	if got := readGSSAPI(t, ctx, c, r["topic"].(string), 2); got != `{"k":"tls-a"} {"k":"tls-b"}` {
+		t.Fatalf("read from the broker: %s", got)
+	}
+
+	// Notebooks are told the protocol, the mechanism, the service name and
+	// the CA, not the keytab.
+	kp, _ := r["kafkaProperties"].(map[string]any)
+	if r["securityProtocol"] != "SASL_SSL" || r["saslMechanism"] != "GSSAPI" || kp["sasl.kerberos.service.name"] != "kafka" ||
+		kp["ssl.truststore.type"] != "PEM" || kp["ssl.truststore.certificates"] != pki.CAPEM || kp["sasl.jaas.config"] != nil {
+		t.Fatalf("resolve: %v", r)
+	}
+
+	// A CA that did not sign the broker's certificate.
+	other, err := kafka.NewPKI("another CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	untrusted := maps.Clone(props)
+	untrusted["ssl.truststore.certificates"] = other.CAPEM
+	refusedAtStart(t, c.Brokers[0], untrusted, "presented a certificate signed by an untrusted CA")
+}
+
 // readGSSAPI reads n records of topic from the start with a franz-go client
-// that logs in as the cluster's client principal, and returns their values
-// joined by spaces.
+// that logs in as the cluster's client principal (over TLS when the cluster
+// has it), and returns their values joined by spaces.
 func readGSSAPI(t *testing.T, ctx context.Context, c *fk.Cluster, topic string, n int) string {
 	t.Helper()
 	cfg, err := config.Load(c.Krb5Conf)
@@ -127,9 +183,13 @@ func readGSSAPI(t *testing.T, ctx context.Context, c *fk.Cluster, topic string, 
 	}
 	user := strings.TrimSuffix(c.ClientPrincipal, "@"+c.Realm)
 	kc := client.NewWithKeytab(user, c.Realm, kt, cfg, client.DisablePAFXFAST(true))
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers...), kgo.ConsumeTopics(topic),
+	opts := []kgo.Opt{kgo.SeedBrokers(c.Brokers...), kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.SASL(kerberos.Auth{Client: kc, Service: c.ServiceName}.AsMechanismWithClose()))
+		kgo.SASL(kerberos.Auth{Client: kc, Service: c.ServiceName}.AsMechanismWithClose())}
+	if tc := c.TLSConfig(); tc != nil {
+		opts = append(opts, kgo.DialTLSConfig(tc))
+	}
+	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,8 +45,9 @@ func writeClientProperties(t *testing.T, props map[string]string) string {
 
 // deliverSecured checks an emulator on a secured cluster end to end: an
 // Eventstream produced to over HTTP and through the custom endpoint,
-// drained into a Lakehouse whose Delta table holds every event.
-func deliverSecured(t *testing.T, e *testEnv) {
+// drained into a Lakehouse whose Delta table holds every event. It returns
+// the custom endpoint's Eventstream.
+func deliverSecured(t *testing.T, e *testEnv) endpointFixture {
 	t.Helper()
 	s := newStream(e)
 	l := bindLakehouse(t, s, "secured")
@@ -69,6 +70,7 @@ func deliverSecured(t *testing.T, e *testEnv) {
 		}
 	}
 	waitRows(t, f.table, 5)
+	return f
 }
 
 // resolved is the resolve route's answer for s.
