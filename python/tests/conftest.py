@@ -345,9 +345,10 @@ def apache_kafka() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def kerberized_kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """An MIT KDC and Apache Kafka with a SASL_PLAINTEXT GSSAPI listener
-    (python/tests/kerberos_kafka.py); yields a ``KerberizedKafka`` (bootstrap
-    ``localhost:<port>``, ``krb5_conf``, ``client_keytab``, ``options()``).
+    """An MIT KDC and Apache Kafka with a SASL_PLAINTEXT and a SASL_SSL GSSAPI
+    listener (python/tests/kerberos_kafka.py); yields a ``KerberizedKafka``
+    (bootstrap ``localhost:<port>``, ``tls_bootstrap``, ``ca_pem``,
+    ``krb5_conf``, ``client_keytab``, ``options(tls=…)``).
     Builds the KDC and Kafka images first with the project's scripts."""
     from kerberos_kafka import FixtureError
     from kerberos_kafka import kerberized_kafka as start

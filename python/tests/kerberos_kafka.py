@@ -7,16 +7,23 @@ the GSSAPI tests on both engines.
   ``krb5.conf``, one keytab per principal and last ``ready`` to a host folder.
 * The broker is the local Kafka image (``scripts/build-kafka-image.sh``) on the
   host network: a ``SASL_PLAINTEXT`` GSSAPI listener advertised as
-  ``localhost:<port>`` (service principal ``kafka/localhost``), a PLAINTEXT
-  listener between brokers and the controller's, each on a free loopback port.
+  ``localhost:<port>`` (service principal ``kafka/localhost``), a ``SASL_SSL``
+  GSSAPI listener the same way (its certificate, for ``localhost`` and
+  ``127.0.0.1``, signed by a CA made here and handed to the broker inline as
+  PEM), a PLAINTEXT listener between brokers and the controller's, each on a
+  free loopback port.
 
 Clients use ``bootstrap`` (``localhost:<port>``), service name ``kafka`` and
-``fabrictest@FABRICTEST.LOCAL`` with ``client_keytab``. Waits are bounded, a
+``fabrictest@FABRICTEST.LOCAL`` with ``client_keytab``; over TLS ``options(tls=True)``
+adds the CA (``ca_pem``, a PEM file) as ``kafka.ssl.truststore.type=PEM`` +
+``kafka.ssl.truststore.location``, the same options on both engines. Waits are bounded, a
 failure carries the containers' logs, and both containers are removed.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import ipaddress
 import os
 import re
 import socket
@@ -50,6 +57,8 @@ class KerberizedKafka:
     bootstrap: str       # localhost:<SASL_PLAINTEXT port>
     plaintext: str       # 127.0.0.1:<PLAINTEXT port>, the inter-broker listener (for test set-up)
     broker_name: str
+    tls_bootstrap: str   # localhost:<SASL_SSL port>
+    ca_pem: Path         # the CA that signed the SASL_SSL listener's certificate
 
     @property
     def krb5_conf(self) -> Path:
@@ -64,11 +73,16 @@ class KerberizedKafka:
         return (f'com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true '
                 f'keyTab="{kt}" principal="{principal}"{extra};')
 
-    def options(self, **jaas: str) -> dict[str, str]:
-        """The ``kafka.*`` options of a GSSAPI client, the same on both engines."""
-        return {"kafka.bootstrap.servers": self.bootstrap, "kafka.security.protocol": "SASL_PLAINTEXT",
+    def options(self, tls: bool = False, **jaas: Any) -> dict[str, str]:
+        """The ``kafka.*`` options of a GSSAPI client, the same on both engines:
+        ``SASL_PLAINTEXT``, or ``SASL_SSL`` with the CA as a PEM trust store."""
+        opts = {"kafka.bootstrap.servers": self.tls_bootstrap if tls else self.bootstrap,
+                "kafka.security.protocol": "SASL_SSL" if tls else "SASL_PLAINTEXT",
                 "kafka.sasl.mechanism": "GSSAPI", "kafka.sasl.kerberos.service.name": SERVICE,
                 "kafka.sasl.jaas.config": self.jaas(**jaas)}
+        if tls:
+            opts.update({"kafka.ssl.truststore.type": "PEM", "kafka.ssl.truststore.location": str(self.ca_pem)})
+        return opts
 
     def broker_log(self) -> str:
         p = _run(["docker", "logs", self.broker_name], 30)
@@ -83,6 +97,42 @@ def free_port() -> int:
 
 def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+def pki() -> tuple[str, str, str]:
+    """A CA and a broker certificate for localhost and 127.0.0.1: (CA, cert, key) as PEM."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    now = dt.datetime.now(dt.timezone.utc)
+    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+
+    def name(cn: str) -> x509.Name:
+        return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)])
+
+    def builder(subject: str, public: Any, ca: bool) -> x509.CertificateBuilder:
+        return (x509.CertificateBuilder().subject_name(name(subject)).issuer_name(name("kerberos-tls CA"))
+                .public_key(public).serial_number(x509.random_serial_number())
+                .not_valid_before(now - dt.timedelta(hours=1)).not_valid_after(now + dt.timedelta(days=1))
+                .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+
+    ca = builder("kerberos-tls CA", ca_key.public_key(), True).sign(ca_key, hashes.SHA256())
+    leaf = (builder("kafka", key.public_key(), False)
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
+                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    pem = serialization.Encoding.PEM
+    key_pem = key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    return ca.public_bytes(pem).decode(), leaf.public_bytes(pem).decode(), key_pem.decode()
+
+
+def _prop(pem: str) -> str:
+    """A PEM as one server.properties value (the image's start script copies it verbatim)."""
+    return pem.strip().replace("\n", "\\n") + "\\n"
 
 
 def build_images() -> None:
@@ -110,7 +160,8 @@ def kerberized_kafka(d: Path, *, timeout: float = 150) -> Iterator[KerberizedKaf
     """Starts the KDC then the broker, yields them, removes both."""
     build_images()
     d.mkdir(parents=True, exist_ok=True)
-    kdc_port, sasl, plain, controller = free_port(), free_port(), free_port(), free_port()
+    kdc_port, sasl, plain, controller, ssl = free_port(), free_port(), free_port(), free_port(), free_port()
+    ca, cert, key = pki()
     tag = f"{os.getpid()}-{kdc_port}"
     kdc, broker = f"fabrictest-kdc-{tag}", f"fabrictest-krb-kafka-{tag}"
     names: list[str] = []
@@ -126,23 +177,28 @@ def kerberized_kafka(d: Path, *, timeout: float = 150) -> Iterator[KerberizedKaf
                 raise FixtureError(f"KDC {kdc} not ready within 60s (ready file: {(d / 'ready').exists()}):\n"
                                    f"{_logs(kdc)}")
             time.sleep(0.2)
+        broker_jaas = ('com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true '
+                       f'keyTab="/krb/{SERVICE}_localhost.keytab" principal="{SERVICE}/localhost@{REALM}";')
         env = {
             "CLUSTER_ID": "MkU3OEVBNTcwNTJENDM2Qk",
             "KAFKA_NODE_ID": "1",
             "KAFKA_PROCESS_ROLES": "broker,controller",
             "KAFKA_CONTROLLER_QUORUM_VOTERS": f"1@127.0.0.1:{controller}",
             "KAFKA_CONTROLLER_LISTENER_NAMES": "CONTROLLER",
-            "KAFKA_LISTENERS": f"SASL_PLAINTEXT://127.0.0.1:{sasl},BROKER://127.0.0.1:{plain},"
-                               f"CONTROLLER://127.0.0.1:{controller}",
-            "KAFKA_ADVERTISED_LISTENERS": f"SASL_PLAINTEXT://localhost:{sasl},BROKER://127.0.0.1:{plain}",
-            "KAFKA_LISTENER_SECURITY_PROTOCOL_MAP": "SASL_PLAINTEXT:SASL_PLAINTEXT,BROKER:PLAINTEXT,"
-                                                    "CONTROLLER:PLAINTEXT",
+            "KAFKA_LISTENERS": f"SASL_PLAINTEXT://127.0.0.1:{sasl},SASL_SSL://127.0.0.1:{ssl},"
+                               f"BROKER://127.0.0.1:{plain},CONTROLLER://127.0.0.1:{controller}",
+            "KAFKA_ADVERTISED_LISTENERS": f"SASL_PLAINTEXT://localhost:{sasl},SASL_SSL://localhost:{ssl},"
+                                          f"BROKER://127.0.0.1:{plain}",
+            "KAFKA_LISTENER_SECURITY_PROTOCOL_MAP": "SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL,"
+                                                    "BROKER:PLAINTEXT,CONTROLLER:PLAINTEXT",
             "KAFKA_INTER_BROKER_LISTENER_NAME": "BROKER",
             "KAFKA_SASL_ENABLED_MECHANISMS": "GSSAPI",
             "KAFKA_SASL_KERBEROS_SERVICE_NAME": SERVICE,
-            "KAFKA_LISTENER_NAME_SASL__PLAINTEXT_GSSAPI_SASL_JAAS_CONFIG":
-                'com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true '
-                f'keyTab="/krb/{SERVICE}_localhost.keytab" principal="{SERVICE}/localhost@{REALM}";',
+            "KAFKA_LISTENER_NAME_SASL__PLAINTEXT_GSSAPI_SASL_JAAS_CONFIG": broker_jaas,
+            "KAFKA_LISTENER_NAME_SASL__SSL_GSSAPI_SASL_JAAS_CONFIG": broker_jaas,
+            "KAFKA_SSL_KEYSTORE_TYPE": "PEM",
+            "KAFKA_SSL_KEYSTORE_CERTIFICATE_CHAIN": _prop(cert),
+            "KAFKA_SSL_KEYSTORE_KEY": _prop(key),
             "KAFKA_OPTS": "-Djava.security.krb5.conf=/krb/krb5.conf",
             "KAFKA_LOG_DIRS": "/var/lib/kafka/data",
             "KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR": "1",
@@ -165,9 +221,11 @@ def kerberized_kafka(d: Path, *, timeout: float = 150) -> Iterator[KerberizedKaf
                 raise FixtureError(f"Kerberized Kafka {broker} not ready within {timeout:.0f}s "
                                    f"(running={_running(broker)}):\n{_logs(broker)}\n--- KDC {kdc}:\n{_logs(kdc)}")
             time.sleep(0.5)
-        print(f"kerberized kafka: {broker} at localhost:{sasl} (GSSAPI), KDC {kdc} on 127.0.0.1:{kdc_port}, "
-              f"krb5.conf {d / 'krb5.conf'}", file=sys.stderr)
-        yield KerberizedKafka(d, kdc_port, f"localhost:{sasl}", f"127.0.0.1:{plain}", broker)
+        print(f"kerberized kafka: {broker} at localhost:{sasl} (GSSAPI) and localhost:{ssl} (GSSAPI over TLS), "
+              f"KDC {kdc} on 127.0.0.1:{kdc_port}, krb5.conf {d / 'krb5.conf'}", file=sys.stderr)
+        (d / "ca.pem").write_text(ca)
+        yield KerberizedKafka(d, kdc_port, f"localhost:{sasl}", f"127.0.0.1:{plain}", broker,
+                              f"localhost:{ssl}", d / "ca.pem")
     finally:
         for n in reversed(names):
             _run(["docker", "rm", "-f", n], 60)
@@ -278,10 +336,10 @@ def authenticated(k: KerberizedKafka) -> list[str]:
     return re.findall(r"authenticationID=([^;\s]+);", k.broker_log())
 
 
-def read_cell(spark: Any, k: KerberizedKafka, name: str) -> None:
+def read_cell(spark: Any, k: KerberizedKafka, name: str, tls: bool = False) -> None:
     topic = new_topic(name)
     sent = produce_plain(k, topic, 6)
-    rows = cell(spark, {**k.options(), "subscribe": topic, "startingOffsets": "earliest"}, len(sent))
+    rows = cell(spark, {**k.options(tls=tls), "subscribe": topic, "startingOffsets": "earliest"}, len(sent))
     assert sorted((bytes(r["key"]), bytes(r["value"])) for r in rows) == sorted(sent)
     assert {r["topic"] for r in rows} == {topic}
 

@@ -1,5 +1,6 @@
 """The notebook cell on JVM Spark against a Kerberized Apache Kafka (SASL
-GSSAPI, a real MIT KDC; python/tests/kerberos_kafka.py): the same ``kafka.*``
+GSSAPI, a real MIT KDC, over ``SASL_PLAINTEXT`` and ``SASL_SSL``;
+python/tests/kerberos_kafka.py): the same ``kafka.*``
 options as on Sail (test_kerberos_sail.py), the realm's krb5.conf through
 ``spark.driver.extraJavaOptions=-Djava.security.krb5.conf=…``; spark-sql-kafka's
 Java client logs in itself.
@@ -48,6 +49,14 @@ def jvm(kerberized_kafka: KerberizedKafka) -> Iterator[Any]:
 def test_jvm_cell_reads_kerberized_kafka(jvm: Any, kerberized_kafka: KerberizedKafka) -> None:
     before = len(authenticated(kerberized_kafka))
     read_cell(jvm, kerberized_kafka, "jvm")
+    assert set(authenticated(kerberized_kafka)[before:]) == {CLIENT}
+
+
+def test_jvm_cell_reads_kerberized_kafka_over_tls(jvm: Any, kerberized_kafka: KerberizedKafka) -> None:
+    """``SASL_SSL``: the CA as ``kafka.ssl.truststore.type=PEM`` +
+    ``kafka.ssl.truststore.location``, as on Sail."""
+    before = len(authenticated(kerberized_kafka))
+    read_cell(jvm, kerberized_kafka, "jvm-tls", tls=True)
     assert set(authenticated(kerberized_kafka)[before:]) == {CLIENT}
 
 

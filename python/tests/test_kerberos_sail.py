@@ -1,5 +1,5 @@
 """The notebook cell on Sail against a Kerberized Apache Kafka (SASL GSSAPI, a
-real MIT KDC; python/tests/kerberos_kafka.py), with the ``kafka.*`` options a
+real MIT KDC, over ``SASL_PLAINTEXT`` and ``SASL_SSL``; python/tests/kerberos_kafka.py), with the ``kafka.*`` options a
 JVM Spark notebook sets (test_kerberos_jvm.py runs the same cell there).
 
 The session carries ``spark.driver.extraJavaOptions=-Djava.security.krb5.conf=…``
@@ -72,17 +72,26 @@ def test_sail_cell_reads_kerberized_kafka(sail: Any, kerberized_kafka: Kerberize
     assert "KRB5CCNAME" not in os.environ and "KRB5_CLIENT_KTNAME" not in os.environ, "the login leaked"
 
 
-def test_sail_batch_write_then_read(sail: Any, kerberized_kafka: KerberizedKafka) -> None:
+def test_sail_cell_reads_kerberized_kafka_over_tls(sail: Any, kerberized_kafka: KerberizedKafka) -> None:
+    """The same cell over ``SASL_SSL``: GSSAPI on the broker's TLS listener, the
+    CA as ``kafka.ssl.truststore.type=PEM`` + ``kafka.ssl.truststore.location``."""
+    before = len(authenticated(kerberized_kafka))
+    read_cell(sail, kerberized_kafka, "sail-tls", tls=True)
+    assert set(authenticated(kerberized_kafka)[before:]) == {CLIENT}
+
+
+@pytest.mark.parametrize("tls", [False, True], ids=["sasl_plaintext", "sasl_ssl"])
+def test_sail_batch_write_then_read(sail: Any, kerberized_kafka: KerberizedKafka, tls: bool) -> None:
     """``write.format("kafka")`` over GSSAPI, then a batch read over GSSAPI; the
     PLAINTEXT listener sees the same records."""
     k = kerberized_kafka
     topic = new_topic("write")
     rows = [(f"w{i}", f"value {i}") for i in range(5)]
     sail.createDataFrame(rows, "key string, value string").write.format("kafka").options(
-        **k.options()).option("topic", topic).save()
+        **k.options(tls=tls)).option("topic", topic).save()
     want = sorted((a.encode(), b.encode()) for a, b in rows)
     assert sorted(consume_plain(k, topic, len(rows))) == want
-    back = sail.read.format("kafka").options(**k.options()).option("subscribe", topic).load().collect()
+    back = sail.read.format("kafka").options(**k.options(tls=tls)).option("subscribe", topic).load().collect()
     assert sorted((bytes(r["key"]), bytes(r["value"])) for r in back) == want
 
 
@@ -101,14 +110,18 @@ def test_sail_logs_in_as_the_jaas_principal(sail: Any, kerberized_kafka: Kerberi
         assert set(authenticated(k)[before:]) == {principal}
 
 
-def test_sail_names_an_address_literal_broker_like_the_java_client(sail: Any, kerberized_kafka: KerberizedKafka) -> None:
+@pytest.mark.parametrize("tls", [False, True], ids=["sasl_plaintext", "sasl_ssl"])
+def test_sail_names_an_address_literal_broker_like_the_java_client(sail: Any, kerberized_kafka: KerberizedKafka,
+                                                                   tls: bool) -> None:
     """``kafka.bootstrap.servers=127.0.0.1:<port>``: the Java client asks for the
     service principal of the host the address resolves back to
-    (``kafka/localhost``), and so does the adapter."""
+    (``kafka/localhost``), and so does the adapter (over TLS too, whose
+    certificate names both)."""
     k = kerberized_kafka
     topic = new_topic("literal")
     produce_plain(k, topic, 3)
-    opts = {**k.options(), "kafka.bootstrap.servers": k.bootstrap.replace("localhost", "127.0.0.1")}
+    opts = k.options(tls=tls)
+    opts["kafka.bootstrap.servers"] = opts["kafka.bootstrap.servers"].replace("localhost", "127.0.0.1")
     assert len(sail.read.format("kafka").options(**opts).option("subscribe", topic).load().collect()) == 3
 
 
