@@ -62,95 +62,22 @@ bash "$script_dir/ensure-docker.sh"
 base_recipe="debootstrap --variant=minbase $suite; chroot apt-get install ${db_packages[*]}; policy-rc.d; v1"
 base_hash=$(printf '%s' "$base_recipe" | sha256sum | cut -d' ' -f1)
 
-# install_packages installs the database packages into rootfs $1 with a
-# policy-rc.d that keeps their services from starting in the chroot.
-install_packages() {
-  local rootfs=$1
-  printf '#!/bin/sh\nexit 101\n' >"$rootfs/usr/sbin/policy-rc.d"
-  chmod 0755 "$rootfs/usr/sbin/policy-rc.d"
-  cp /etc/resolv.conf "$rootfs/etc/resolv.conf" 2>/dev/null || true
-  mount -t proc proc "$rootfs/proc"
-  if ! timeout 1200 chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 \
-    apt-get -y -q install --no-install-recommends "${db_packages[@]}" </dev/null >>"$cache_dir/db-debootstrap.log" 2>&1; then
-    umount -l "$rootfs/proc" || true
-    tail -n 20 "$cache_dir/db-debootstrap.log" >&2 || true
-    die "installing ${db_packages[*]} failed (log: $cache_dir/db-debootstrap.log)"
-  fi
-  umount -l "$rootfs/proc"
-  rm -f "$rootfs/usr/sbin/policy-rc.d"
-  # The package's own cluster and data dir are not the images': each entrypoint makes its own.
-  rm -rf "$rootfs"/var/lib/postgresql/15/main "$rootfs"/etc/postgresql/15/main "$rootfs"/var/lib/mysql/*
-}
-
-build_base() {
-  local t0=$SECONDS mirror rootfs
-  [ "$(id -u)" -eq 0 ] || die "building $base_image needs root (debootstrap)"
-  ensure_debootstrap
-  mirror=$(debian_mirror "$suite")
-  mkdir -p "$cache_dir"
-  : >"$cache_dir/db-debootstrap.log"
-  rootfs=$(mktemp -d "$cache_dir/db-rootfs.XXXXXX")
-  tmp_dirs+=("$rootfs")
-  log "debootstrap $suite minbase (about a minute) ..."
-  if ! timeout 1200 debootstrap --variant=minbase "$suite" "$rootfs" "$mirror" >>"$cache_dir/db-debootstrap.log" 2>&1; then
-    tail -n 20 "$cache_dir/db-debootstrap.log" >&2 || true
-    die "debootstrap failed (log: $cache_dir/db-debootstrap.log)"
-  fi
-  log "installing ${db_packages[*]} in the rootfs ..."
-  install_packages "$rootfs"
-  rm -rf "${rootfs:?}"/var/cache/apt/archives/*.deb "${rootfs:?}"/var/lib/apt/lists/* "${rootfs:?}"/tmp/* "${rootfs:?}"/var/log/*.log
-  log "importing rootfs as $base_image ($(du -sh --one-file-system "$rootfs" | cut -f1)) ..."
-  tar --numeric-owner --one-file-system -C "$rootfs" -c . |
-    docker import \
-      --change "ENV LANG=C.UTF-8" \
-      --change "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
-      --change "LABEL $hash_label=$base_hash" \
-      --change 'CMD ["/bin/bash"]' \
-      - "$base_image" >/dev/null
-  rm -rf --one-file-system "$rootfs"
-  log "base image $base_image ready in $((SECONDS - t0)) s"
+# trim_rootfs removes the packages' own cluster and data dir: each
+# entrypoint makes its own.
+trim_rootfs() {
+  rm -rf "$1"/var/lib/postgresql/15/main "$1"/etc/postgresql/15/main "$1"/var/lib/mysql/*
 }
 
 if [ "$force_base" = 1 ] || [ "$(label_of "$base_image" "$hash_label")" != "$base_hash" ]; then
-  build_base
+  build_package_base db trim_rootfs "${db_packages[@]}"
 else
   log "base image $base_image is up to date"
 fi
-base_id=$(docker image inspect --format '{{.Id}}' "$base_image")
 
 # ---------------------------------------------------------------- the two images
-build_one() { # image dockerfile entrypoint
-  local image=$1 dockerfile=$2 entry=$3 recipe_hash t0=$SECONDS context
-  recipe_hash=$(
-    {
-      printf 'base %s\n' "$base_id"
-      sha256sum "${BASH_SOURCE[0]}" | cut -d' ' -f1
-      (cd "$recipe_dir" && sha256sum "$dockerfile" "$entry")
-    } | sha256sum | cut -d' ' -f1
-  )
-  if [ "$force" = 0 ] && [ "$(label_of "$image" "$hash_label")" = "$recipe_hash" ]; then
-    log "$image is up to date (recipe ${recipe_hash:0:12})"
-    return
-  fi
-  built=$((built + 1))
-  mkdir -p "$cache_dir"
-  context=$(mktemp -d "$cache_dir/db-context.XXXXXX")
-  tmp_dirs+=("$context")
-  cp "$recipe_dir/$dockerfile" "$context/Dockerfile"
-  cp "$recipe_dir/$entry" "$context/"
-  log "docker build $image (recipe ${recipe_hash:0:12}) ..."
-  if ! DOCKER_BUILDKIT=0 timeout 900 docker build --quiet \
-    --build-arg "BASE_IMAGE=$base_image" --build-arg "RECIPE_HASH=$recipe_hash" \
-    -t "$image" "$context" >"$cache_dir/db-docker-build.log" 2>&1; then
-    tail -n 30 "$cache_dir/db-docker-build.log" >&2 || true
-    die "docker build $image failed (log: $cache_dir/db-docker-build.log)"
-  fi
-  log "$image built in $((SECONDS - t0)) s"
-}
-
 built=0
-build_one "$pg_image" Dockerfile.postgres postgres-entrypoint.sh
-build_one "$my_image" Dockerfile.mariadb mariadb-entrypoint.sh
+build_recipe_image "$pg_image" db Dockerfile.postgres postgres-entrypoint.sh
+build_recipe_image "$my_image" db Dockerfile.mariadb mariadb-entrypoint.sh
 if [ "$built" = 0 ]; then
   log "$pg_image and $my_image are up to date; nothing to do ($((SECONDS - start_all)) s)"
   exit 0

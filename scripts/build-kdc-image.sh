@@ -62,87 +62,24 @@ bash "$script_dir/ensure-docker.sh"
 base_recipe="debootstrap --variant=minbase $suite; chroot apt-get install ${kdc_packages[*]}; policy-rc.d; v1"
 base_hash=$(printf '%s' "$base_recipe" | sha256sum | cut -d' ' -f1)
 
-# install_packages installs the Kerberos packages into rootfs $1 with a
-# policy-rc.d that keeps their services from starting in the chroot.
-install_packages() {
-  local rootfs=$1
-  printf '#!/bin/sh\nexit 101\n' >"$rootfs/usr/sbin/policy-rc.d"
-  chmod 0755 "$rootfs/usr/sbin/policy-rc.d"
-  cp /etc/resolv.conf "$rootfs/etc/resolv.conf" 2>/dev/null || true
-  mount -t proc proc "$rootfs/proc"
-  if ! timeout 1200 chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 \
-    apt-get -y -q install --no-install-recommends "${kdc_packages[@]}" </dev/null >>"$cache_dir/kdc-debootstrap.log" 2>&1; then
-    umount -l "$rootfs/proc" || true
-    tail -n 20 "$cache_dir/kdc-debootstrap.log" >&2 || true
-    die "installing ${kdc_packages[*]} failed (log: $cache_dir/kdc-debootstrap.log)"
-  fi
-  umount -l "$rootfs/proc"
-  rm -f "$rootfs/usr/sbin/policy-rc.d"
-  # The packages' own realm configuration is not the image's: the entrypoint
-  # writes krb5.conf, kdc.conf and the database on each start.
-  rm -rf "$rootfs"/var/lib/krb5kdc/* "$rootfs"/etc/krb5kdc/kdc.conf "$rootfs"/etc/krb5.conf
-}
-
-build_base() {
-  local t0=$SECONDS mirror rootfs
-  [ "$(id -u)" -eq 0 ] || die "building $base_image needs root (debootstrap)"
-  ensure_debootstrap
-  mirror=$(debian_mirror "$suite")
-  mkdir -p "$cache_dir"
-  : >"$cache_dir/kdc-debootstrap.log"
-  rootfs=$(mktemp -d "$cache_dir/kdc-rootfs.XXXXXX")
-  tmp_dirs+=("$rootfs")
-  log "debootstrap $suite minbase (about a minute) ..."
-  if ! timeout 1200 debootstrap --variant=minbase "$suite" "$rootfs" "$mirror" >>"$cache_dir/kdc-debootstrap.log" 2>&1; then
-    tail -n 20 "$cache_dir/kdc-debootstrap.log" >&2 || true
-    die "debootstrap failed (log: $cache_dir/kdc-debootstrap.log)"
-  fi
-  log "installing ${kdc_packages[*]} in the rootfs ..."
-  install_packages "$rootfs"
-  rm -rf "${rootfs:?}"/var/cache/apt/archives/*.deb "${rootfs:?}"/var/lib/apt/lists/* "${rootfs:?}"/tmp/* "${rootfs:?}"/var/log/*.log
-  log "importing rootfs as $base_image ($(du -sh --one-file-system "$rootfs" | cut -f1)) ..."
-  tar --numeric-owner --one-file-system -C "$rootfs" -c . |
-    docker import \
-      --change "ENV LANG=C.UTF-8" \
-      --change "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
-      --change "LABEL $hash_label=$base_hash" \
-      --change 'CMD ["/bin/bash"]' \
-      - "$base_image" >/dev/null
-  rm -rf --one-file-system "$rootfs"
-  log "base image $base_image ready in $((SECONDS - t0)) s"
+# trim_rootfs removes the packages' own realm configuration: the entrypoint
+# writes krb5.conf, kdc.conf and the database on each start.
+trim_rootfs() {
+  rm -rf "$1"/var/lib/krb5kdc/* "$1"/etc/krb5kdc/kdc.conf "$1"/etc/krb5.conf
 }
 
 if [ "$force_base" = 1 ] || [ "$(label_of "$base_image" "$hash_label")" != "$base_hash" ]; then
-  build_base
+  build_package_base kdc trim_rootfs "${kdc_packages[@]}"
 else
   log "base image $base_image is up to date"
 fi
-base_id=$(docker image inspect --format '{{.Id}}' "$base_image")
 
 # ---------------------------------------------------------------- the KDC image
-recipe_hash=$(
-  {
-    printf 'base %s\n' "$base_id"
-    sha256sum "${BASH_SOURCE[0]}" | cut -d' ' -f1
-    (cd "$recipe_dir" && sha256sum Dockerfile kdc-entrypoint.sh)
-  } | sha256sum | cut -d' ' -f1
-)
-if [ "$force" = 0 ] && [ "$(label_of "$kdc_image" "$hash_label")" = "$recipe_hash" ]; then
-  log "$kdc_image is up to date (recipe ${recipe_hash:0:12}); nothing to do ($((SECONDS - start_all)) s)"
+built=0
+build_recipe_image "$kdc_image" kdc Dockerfile kdc-entrypoint.sh
+if [ "$built" = 0 ]; then
+  log "nothing to do ($((SECONDS - start_all)) s)"
   exit 0
 fi
-t0=$SECONDS
-mkdir -p "$cache_dir"
-context=$(mktemp -d "$cache_dir/kdc-context.XXXXXX")
-tmp_dirs+=("$context")
-cp "$recipe_dir/Dockerfile" "$recipe_dir/kdc-entrypoint.sh" "$context/"
-log "docker build $kdc_image (recipe ${recipe_hash:0:12}) ..."
-if ! DOCKER_BUILDKIT=0 timeout 900 docker build --quiet \
-  --build-arg "BASE_IMAGE=$base_image" --build-arg "RECIPE_HASH=$recipe_hash" \
-  -t "$kdc_image" "$context" >"$cache_dir/kdc-docker-build.log" 2>&1; then
-  tail -n 30 "$cache_dir/kdc-docker-build.log" >&2 || true
-  die "docker build $kdc_image failed (log: $cache_dir/kdc-docker-build.log)"
-fi
-log "$kdc_image built in $((SECONDS - t0)) s"
 log "done in $((SECONDS - start_all)) s"
 docker image ls --filter "reference=$kdc_image" >&2
