@@ -85,6 +85,16 @@ func TestSecuredKafkaGSSAPI(t *testing.T) {
 		t.Fatalf("shared resolve: %v", kp)
 	}
 
+	// A bootstrap server written as an IP address: the broker's service
+	// principal is named after the host the address resolves back to
+	// (kafka/localhost), as the Java client names it.
+	byAddr := maps.Clone(c.KafkaProperties())
+	_, port, _ := net.SplitHostPort(addr)
+	byAddr["bootstrap.servers"] = net.JoinHostPort("127.0.0.1", port)
+	ea := startEnv(t, emulator.WithKafkaProperties(byAddr))
+	sa := newStream(ea)
+	ea.must(200, ea.call("POST", sa.produce, `{"events":[{"value":{"k":"by address"}}]}`))
+
 	// At start: a principal the KDC does not know, a service name the
 	// broker's principal does not have.
 	unknown := maps.Clone(c.KafkaProperties())

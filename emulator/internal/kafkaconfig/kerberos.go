@@ -15,7 +15,9 @@ func (k *Kerberos) client() *client.Client {
 // mechanism is franz-go's GSSAPI mechanism for k: one Kerberos login, its
 // ticket renewed by gokrb5 (and taken again from the keytab when it can no
 // longer be renewed), shared by the connections of one franz-go client and
-// ended when that client closes.
+// ended when that client closes. A broker written as an IP address is
+// named as the Java client names it (principalHost).
 func (k *Kerberos) mechanism() sasl.Mechanism {
-	return kerberos.Auth{Client: k.client(), Service: k.ServiceName}.AsMechanismWithClose()
+	m := kerberos.Auth{Client: k.client(), Service: k.ServiceName}.AsMechanismWithClose()
+	return javaNamed{m.(closingMechanism)}
 }

@@ -1,6 +1,7 @@
 package kafkaconfig
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"slices"
@@ -18,6 +19,7 @@ func (k *Kerberos) login(seeds []string) error {
 		return k.explain(err, "")
 	}
 	for _, h := range seedHosts(seeds) {
+		h = principalHost(context.Background(), h)
 		if _, _, err := cl.GetServiceTicket(k.ServiceName + "/" + h); err != nil {
 			return k.explain(err, h)
 		}
