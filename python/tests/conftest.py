@@ -432,6 +432,43 @@ def orders(n: int, prefix: str = "o") -> list[dict[str, Any]]:
     return out
 
 
+def wait_for(what: str, cond: Any, timeout: float = 120) -> None:
+    """Polls cond until it holds; fails naming what after timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.1)
+
+
+def eventstream_rows(spark: Any, emu: Emulator, name: str, extra: dict[str, str] | None = None) -> list[Any]:
+    """Fabric's notebook cell (plus ``extra`` options) on a fresh Eventstream
+    of a new workspace named after ``name``: the rows of 5 events produced
+    through the Custom HTTP source once the query runs."""
+    from spark_agent import install
+
+    install(spark, emu.url, emu.token)
+    ws = emu.create_workspace(f"{name}-{time.monotonic_ns()}")
+    es = emu.create_eventstream(ws, "orders")
+    batches: list[Any] = []
+    df_raw = spark.readStream.format("kafka").options(**{
+        "eventstream.itemid": es.item_id,
+        "eventstream.datasourceid": es.datasource_id,
+        **(extra or {}),
+    }).load()
+    query = df_raw.writeStream.foreachBatch(lambda df, _: batches.extend(df.collect())).outputMode("append").start()
+    try:
+        wait_for("the first trigger", lambda: bool(query.recentProgress) or query.exception() is not None)
+        assert query.exception() is None, query.exception()
+        emu.produce(es, orders(5))
+        wait_for("5 rows", lambda: len(batches) >= 5 or query.exception() is not None)
+        assert query.exception() is None, query.exception()
+    finally:
+        query.stop()
+    assert {r["topic"] for r in batches} == {es.topic}
+    return batches
+
+
 def assert_kafka_rows(rows: list[Any], es: Eventstream, produced: dict[str, Any], events: list[dict[str, Any]]) -> None:
     """Rows of the Kafka schema match what the Custom HTTP source produced:
     count, key/value bytes, topic, and the (partition, offset) the produce answered."""

@@ -32,11 +32,13 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from conftest import eventstream_rows, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 KDC_IMAGE = os.environ.get("FABRICTEST_KDC_IMAGE", "fabrictest/kdc:bookworm-local")
@@ -310,14 +312,6 @@ def consume_plain(k: KerberizedKafka, topic: str, want: int, timeout: float = 60
     return out
 
 
-def wait(what: str, cond: Callable[[], bool], timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.1)
-
-
 def cell(spark: Any, options: dict[str, str], want: int) -> list[Any]:
     """The notebook cell: ``readStream.format("kafka")`` with the Kerberos
     options, ``foreachBatch`` collecting rows, until ``want`` rows arrived."""
@@ -325,7 +319,7 @@ def cell(spark: Any, options: dict[str, str], want: int) -> list[Any]:
     df_raw = spark.readStream.format("kafka").options(**options).load()
     query = df_raw.writeStream.foreachBatch(lambda df, _: batches.extend(df.collect())).outputMode("append").start()
     try:
-        wait(f"{want} rows", lambda: len(batches) >= want or query.exception() is not None)
+        wait_for(f"{want} rows", lambda: len(batches) >= want or query.exception() is not None)
         assert query.exception() is None, query.exception()
     finally:
         query.stop()
@@ -347,26 +341,4 @@ def read_cell(spark: Any, k: KerberizedKafka, name: str, tls: bool = False) -> N
 def eventstream_cell(spark: Any, emu: Any) -> list[Any]:
     """Fabric's cell, unmodified, on a fresh Eventstream; 5 events produced
     through the Custom HTTP source once the query runs."""
-    from conftest import orders
-
-    from spark_agent import install
-
-    install(spark, emu.url, emu.token)
-    ws = emu.create_workspace(f"kerberos-{time.monotonic_ns()}")
-    es = emu.create_eventstream(ws, "orders")
-    batches: list[Any] = []
-    df_raw = spark.readStream.format("kafka").options(**{
-        "eventstream.itemid": es.item_id,
-        "eventstream.datasourceid": es.datasource_id,
-    }).load()
-    query = df_raw.writeStream.foreachBatch(lambda df, _: batches.extend(df.collect())).outputMode("append").start()
-    try:
-        wait("the first trigger", lambda: bool(query.recentProgress) or query.exception() is not None)
-        assert query.exception() is None, query.exception()
-        emu.produce(es, orders(5))
-        wait("5 rows", lambda: len(batches) >= 5 or query.exception() is not None)
-        assert query.exception() is None, query.exception()
-    finally:
-        query.stop()
-    assert {r["topic"] for r in batches} == {es.topic}
-    return batches
+    return eventstream_rows(spark, emu, "kerberos")

@@ -17,12 +17,12 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import KAFKA_IMAGE, REPO, Emulator, _run, _start_emulator, _stop, free_port, orders
+from conftest import KAFKA_IMAGE, REPO, Emulator, _run, _start_emulator, _stop, eventstream_rows, free_port
 
 pytestmark = pytest.mark.jvm
 
@@ -173,39 +173,6 @@ def spark() -> Iterator[Any]:
         session.stop()
 
 
-def _wait(what: str, cond: Callable[[], bool], timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.2)
-
-
-def _read(spark: Any, emu: Emulator, extra: dict[str, str]) -> list[Any]:
-    """The notebook cell (plus ``extra`` options) on a fresh Eventstream; returns its rows."""
-    from spark_agent import install
-
-    install(spark, emu.url, emu.token)
-    ws = emu.create_workspace(f"secured-{time.monotonic_ns()}")
-    es = emu.create_eventstream(ws, "orders")
-    batches: list[Any] = []
-    df_raw = spark.readStream.format("kafka").options(**{
-        "eventstream.itemid": es.item_id,
-        "eventstream.datasourceid": es.datasource_id,
-        **extra,
-    }).load()
-    query = df_raw.writeStream.foreachBatch(lambda df, _: batches.extend(df.collect())).outputMode("append").start()
-    try:
-        _wait("the first trigger", lambda: bool(query.recentProgress) or query.exception() is not None)
-        assert query.exception() is None, query.exception()
-        emu.produce(es, orders(5))
-        _wait("5 rows", lambda: len(batches) >= 5 or query.exception() is not None)
-        assert query.exception() is None, query.exception()
-    finally:
-        query.stop()
-    return batches
-
-
 def test_shared_credentials_cell_runs_unmodified(spark: Any, emulators: dict[str, Emulator],
                                                  secured_kafka: tuple[str, str]) -> None:
     emu = emulators["shared"]
@@ -214,7 +181,7 @@ def test_shared_credentials_cell_runs_unmodified(spark: Any, emulators: dict[str
     assert r["securityProtocol"] == "SASL_SSL" and r["credentialsShared"] is True
     assert r["kafkaProperties"]["sasl.jaas.config"] == JAAS
     assert r["kafkaProperties"]["ssl.truststore.certificates"] == secured_kafka[1]
-    rows = _read(spark, emu, {})
+    rows = eventstream_rows(spark, emu, "secured")
     assert len(rows) == 5 and all(row["topic"] for row in rows)
 
 
@@ -223,5 +190,5 @@ def test_private_credentials_come_from_the_notebook(spark: Any, emulators: dict[
     ws = emu.create_workspace("resolve")
     r = emu.resolve(emu.create_eventstream(ws, "r"))
     assert r["credentialsShared"] is False and "sasl.jaas.config" not in r["kafkaProperties"]
-    rows = _read(spark, emu, {"kafka.sasl.jaas.config": JAAS})
+    rows = eventstream_rows(spark, emu, "secured", {"kafka.sasl.jaas.config": JAAS})
     assert len(rows) == 5
