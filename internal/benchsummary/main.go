@@ -39,6 +39,7 @@ func main() {
 		}
 	}
 	summarize(os.Stdout, s, allTargets(), runtime.NumCPU())
+	summarizeCeilings(os.Stdout, s, allCeilings())
 }
 
 func fail(err error) {

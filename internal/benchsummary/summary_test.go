@@ -146,3 +146,31 @@ func TestRatioTo(t *testing.T) {
 		}
 	}
 }
+
+// A ceiling pairs the figures of the same repetition: 1 caller's is the
+// two hops in series, noop/(noop+raw).
+func TestCeilingsPairRepetitions(t *testing.T) {
+	const run = `BenchmarkSingle/ceiling/callers=1-2   	10	 200000000 ns/op	     30000 noop-calls/s	   100.0 noop/raw-%	     30000 raw-calls/s
+BenchmarkSingle/ceiling/callers=1-2   	10	 200000000 ns/op	     30000 noop-calls/s	   33.3 noop/raw-%	     90000 raw-calls/s
+BenchmarkSingle/ceiling/callers=32-2  	10	 200000000 ns/op	     40000 noop-calls/s	   35.0 noop/raw-%	    120000 raw-calls/s
+BenchmarkReceive-2   	  600000	      3807 ns/op	    250000 events/s
+BenchmarkEventHubsRatio/receive-2      	10	 206864429 ns/op	    130000 amqp-events/s	         7.0 amqp/kafka-%	   2000000 kafka-events/s
+`
+	s := samples{}
+	if err := s.read(strings.NewReader(run), "sample"); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	summarizeCeilings(&out, s, allCeilings())
+	got := regexp.MustCompile(` {2,}`).ReplaceAllString(out.String(), "  ")
+	for _, want := range []string{
+		// 1/(1/30000+1/30000) = 15000 of 30000; 1/(1/30000+1/90000) = 22500 of 90000
+		"25.0%  37.5%  50.0%  2  single events, 1 caller: HTTP / raw >= 50%",
+		"35.0%  35.0%  35.0%  1  single events, 32 callers",
+		"12.5%  12.5%  12.5%  1  Event Hubs (AMQP) receive",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
+	}
+}
