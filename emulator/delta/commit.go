@@ -20,12 +20,14 @@ var errVersionTaken = errors.New("commit version already exists")
 // hard-linked to the commit file name; link fails when the name exists, so
 // of two concurrent writers exactly one wins, and readers never see a
 // half-written commit. On a file system without hard links it falls back
-// to an exclusive create followed by the write.
+// to an exclusive create followed by the write. ready runs between the
+// temporary file's write and the link (the data files' fsync, which the
+// temporary file's write overlaps); its error aborts the commit.
 //
 // It returns errVersionTaken when another writer has the version. created
 // reports whether the commit file exists, even when err is not nil (the
 // directory could not be synced): the version is then committed.
-func (t *Table) putIfAbsent(version int64, content []byte) (created bool, err error) {
+func (t *Table) putIfAbsent(version int64, content []byte, ready func() error) (created bool, err error) {
 	logDir := filepath.Join(t.dir, logDirName)
 	if err := os.MkdirAll(logDir, DirMode); err != nil {
 		return false, fmt.Errorf("create log directory: %w", err)
@@ -33,6 +35,10 @@ func (t *Table) putIfAbsent(version int64, content []byte) (created bool, err er
 	final := commitPath(t.dir, version)
 	tmp := filepath.Join(logDir, fmt.Sprintf(".%020d.json.%s.tmp", version, newUUID()))
 	if err := t.writeFile(tmp, content); err != nil {
+		_ = os.Remove(tmp)
+		return false, err
+	}
+	if err := ready(); err != nil {
 		_ = os.Remove(tmp)
 		return false, err
 	}

@@ -21,6 +21,20 @@ type dataFile struct {
 	rows    int64
 	stats   string
 	modTime int64 // ms since the epoch
+	// synced, when not nil, answers once the file's fsync (started when it
+	// was written) is done: the commit that adds it waits for it before the
+	// log entry appears, and overlaps it with writing the entry meanwhile.
+	synced  chan error
+	syncErr error
+}
+
+// durable waits for the file's fsync, if one is under way, and returns its
+// error (again on every call).
+func (df *dataFile) durable() error {
+	if df.synced != nil {
+		df.syncErr, df.synced = <-df.synced, nil
+	}
+	return df.syncErr
 }
 
 // rowFunc returns the Parquet values of row i of a batch, in dst's storage
@@ -85,30 +99,44 @@ func createDataFile(dir string, p *plan, n int, o *options, write func(*parquet.
 	if err := w.Close(); err != nil {
 		return nil, fmt.Errorf("close parquet writer: %w", err)
 	}
-	if o.fsync {
-		if err := f.Sync(); err != nil {
-			return nil, fmt.Errorf("sync data file: %w", err)
-		}
-	}
 	info, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("stat data file: %w", err)
 	}
-	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("close data file: %w", err)
-	}
-	return &dataFile{
+	df := &dataFile{
 		path:    name,
 		size:    info.Size(),
 		rows:    int64(n),
 		stats:   p.statsJSON(int64(n)),
 		modTime: info.ModTime().UnixMilli(),
-	}, nil
+	}
+	if !o.fsync {
+		if err := f.Close(); err != nil {
+			return nil, fmt.Errorf("close data file: %w", err)
+		}
+		return df, nil
+	}
+	df.synced = make(chan error, 1)
+	go func() { df.synced <- syncAndClose(f) }()
+	return df, nil
+}
+
+// syncAndClose fsyncs a data file and closes it.
+func syncAndClose(f *os.File) error {
+	if err := f.Sync(); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("sync data file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close data file: %w", err)
+	}
+	return nil
 }
 
 // removeDataFile deletes a data file that no commit references.
 func removeDataFile(dir string, df *dataFile) {
 	if df != nil {
+		_ = df.durable() // its descriptor closed first
 		// An orphan that cannot be removed is harmless: readers only read
 		// the files that the log adds.
 		_ = os.Remove(filepath.Join(dir, df.path))

@@ -194,7 +194,7 @@ func (t *Table) appendStaged(ctx context.Context, batch []rows.Row, ao *appendOp
 		if err != nil {
 			return st.version, fmt.Errorf("append: %w", err)
 		}
-		created, err := t.putIfAbsent(version, content)
+		created, err := t.putIfAbsent(version, content, staged.durable)
 		if created {
 			done = true // the log references the data file now
 			t.stMu.Lock()
@@ -253,6 +253,15 @@ func (s *stagedFiles) stage(dir, schema string, write func() (*dataFile, error))
 	}
 	s.files, s.schema = []*dataFile{df}, schema
 	return nil
+}
+
+// durable waits until every staged file is on disk.
+func (s *stagedFiles) durable() error {
+	var errs []error
+	for _, df := range s.files {
+		errs = append(errs, df.durable())
+	}
+	return errors.Join(errs...)
 }
 
 // remove deletes the staged files (no commit references them).
