@@ -41,6 +41,17 @@ func allCeilings() []ceiling {
 			format: pct,
 		},
 		{
+			// azeventhubs, unchanged, against the door with an in-memory host:
+			// the SDK's batch building and encoding and the door, no broker.
+			figure: "Event Hubs send: azeventhubs to an in-memory host / Kafka endpoint produce",
+			bounds: "Event Hubs (AMQP) send / Kafka endpoint produce >= 60%",
+			values: func(s samples) []float64 {
+				return pairwise(s.values("SDKSendBatch1000", "events/s"), s.values("EventHubsRatio/send", "kafka-events/s"),
+					func(amqp, kafka float64) float64 { return 100 * amqp / kafka })
+			},
+			format: pct,
+		},
+		{
 			// go-amqp's receiver against the door with an in-memory host:
 			// no broker, a lighter client than azeventhubs.
 			figure: "Event Hubs receive: go-amqp from an in-memory host / Kafka endpoint fetch",

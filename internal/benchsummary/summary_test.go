@@ -154,6 +154,8 @@ func TestCeilingsPairRepetitions(t *testing.T) {
 BenchmarkSingle/ceiling/callers=1-2   	10	 200000000 ns/op	     30000 noop-calls/s	   33.3 noop/raw-%	     90000 raw-calls/s
 BenchmarkSingle/ceiling/callers=32-2  	10	 200000000 ns/op	     40000 noop-calls/s	   35.0 noop/raw-%	    120000 raw-calls/s
 BenchmarkReceive-2   	  600000	      3807 ns/op	    250000 events/s
+BenchmarkSDKSendBatch1000-2   	    1040	   2401620 ns/op	    400000 events/s
+BenchmarkEventHubsRatio/send-2         	      10	 201847631 ns/op	    344739 amqp-events/s	        22.39 amqp/kafka-%	   1600000 kafka-events/s
 BenchmarkEventHubsRatio/receive-2      	10	 206864429 ns/op	    130000 amqp-events/s	         7.0 amqp/kafka-%	   2000000 kafka-events/s
 `
 	s := samples{}
@@ -167,6 +169,7 @@ BenchmarkEventHubsRatio/receive-2      	10	 206864429 ns/op	    130000 amqp-even
 		// 1/(1/30000+1/30000) = 15000 of 30000; 1/(1/30000+1/90000) = 22500 of 90000
 		"25.0%  37.5%  50.0%  2  single events, 1 caller: HTTP / raw >= 50%",
 		"35.0%  35.0%  35.0%  1  single events, 32 callers",
+		"25.0%  25.0%  25.0%  1  Event Hubs (AMQP) send",
 		"12.5%  12.5%  12.5%  1  Event Hubs (AMQP) receive",
 	} {
 		if !strings.Contains(got, want) {
