@@ -244,7 +244,11 @@ func (d *Drain) run(ctx context.Context) {
 		case len(buf) > 0:
 			f.records, buf = buf, nil
 		case ahead != nil:
+			early := ahead.answered()
 			f, ahead = ahead.take(d.positions()), nil
+			if early {
+				f = d.topUp(ctx, f)
+			}
 		default:
 			// A wait bounded by the pool's beat, so that Ticker sinks run
 			// even when no record comes.
@@ -338,6 +342,33 @@ func (pf *prefetch) take(now map[int32]int64) fetched {
 	if !maps.Equal(now, pf.from) {
 		return fetched{}
 	}
+	return f
+}
+
+// answered reports whether the prefetch has its answer already.
+func (pf *prefetch) answered() bool { return len(pf.ch) > 0 }
+
+// topUpWait is the longest a drain waits for the fetch loop to come to a
+// top-up (topUp) before it writes what it has.
+const topUpWait = 2 * time.Millisecond
+
+// topUp adds to f, a prefetch answered while the batch before it was
+// written, what the log took in since: without it a batch holds only the
+// records that came first during that write, and the rest wait a write
+// more. The log is read as it is, without waiting for more.
+func (d *Drain) topUp(ctx context.Context, f fetched) fetched {
+	if f.err != nil || len(f.records) == 0 || len(f.records) >= d.cfg.MaxBatch {
+		return f
+	}
+	from := d.positions()
+	for p, o := range lastOffsets(f.records) {
+		from[p] = o + 1
+	}
+	more := d.pool.pollNow(ctx, d.cfg.Topic, from, topUpWait)
+	if more.err != nil || len(more.records) == 0 {
+		return f
+	}
+	f.records = join([][]*kgo.Record{f.records, more.records})
 	return f
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -38,10 +39,11 @@ func (p *Pool) run(ctx context.Context) {
 			continue
 		}
 		began := time.Now()
-		answered := p.fetchFor(ctx, ws, wait)
+		round := roundWait(ws, wait)
+		answered := p.fetchFor(ctx, ws, round)
 		took := time.Since(began)
 		switch {
-		case answered > 0:
+		case answered > 0 || round == 0: // a round that was not to wait
 			wait = fetchWait
 		case took < fetchWait/4:
 			select { // nothing for anyone, at once (an error): do not spin
@@ -52,6 +54,17 @@ func (p *Pool) run(ctx context.Context) {
 			wait = min(2*wait, idleFetchWait)
 		}
 	}
+}
+
+// roundWait is how long a round for ws waits on the broker: not at all
+// when one of them asks for what the log holds now.
+func roundWait(ws []*want, wait time.Duration) time.Duration {
+	for _, w := range ws {
+		if w.now {
+			return 0
+		}
+	}
+	return wait
 }
 
 // fetchFor fetches once for the waiting wants, the broker waiting up to
@@ -94,7 +107,7 @@ func (p *Pool) fetchFor(ctx context.Context, ws []*want, wait time.Duration) int
 		errs[t] = err
 	}
 	p.noteReads(low, errs)
-	return p.answer(low, got, errs)
+	return p.answer(ws, low, got, errs)
 }
 
 // addPartition adds a partition to the request for its leader; topicAt
@@ -176,8 +189,9 @@ func (p *Pool) send(ctx context.Context, reqs map[int32]*kmsg.FetchRequest, low 
 // skipped), or its topic's error; it returns how many it answered. Wants
 // made while the fetch was out are answered too when it covers them (a
 // drain that asked again after its tick), so they need no round of their
-// own.
-func (p *Pool) answer(low map[string]map[int32]int64, got map[string]map[int32][]*kgo.Record, errs map[string]error) int {
+// own. A want for what the log holds now (now) that was in the round
+// (ws) is answered even with no records.
+func (p *Pool) answer(ws []*want, low map[string]map[int32]int64, got map[string]map[int32][]*kgo.Record, errs map[string]error) int {
 	n := 0
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -201,7 +215,7 @@ func (p *Pool) answer(low map[string]map[int32]int64, got map[string]map[int32][
 		if len(f.records) == 0 {
 			f.err = errs[w.topic]
 		}
-		if len(f.records) == 0 && f.err == nil {
+		if len(f.records) == 0 && f.err == nil && !(w.now && slices.Contains(ws, w)) {
 			continue
 		}
 		delete(p.wants, w)

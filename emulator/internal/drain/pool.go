@@ -62,6 +62,9 @@ type want struct {
 	topic string
 	from  map[int32]int64
 	ch    chan fetched
+	// now asks for what the log holds at once: the round that carries it
+	// does not wait on the broker, and answers it even with no records.
+	now bool
 }
 
 // fetched is the answer to a want: records in offset order per partition,
@@ -123,12 +126,27 @@ func (p *Pool) poll(ctx context.Context, topic string, from map[int32]int64, wai
 	return p.withdraw(w)
 }
 
+// pollNow returns the records of topic the log holds from the given
+// positions, without waiting for more; nothing when the fetch loop does
+// not come to it within wait (a round already out for other drains).
+func (p *Pool) pollNow(ctx context.Context, topic string, from map[int32]int64, wait time.Duration) fetched {
+	w := p.askFor(&want{topic: topic, from: from, ch: make(chan fetched, 1), now: true})
+	if f, ok := p.await(ctx, w, wait); ok {
+		return f
+	}
+	return p.withdraw(w)
+}
+
 // ask registers a standing request for the records of topic from the
 // given positions; the fetch loop answers it once, on w.ch. A drain keeps
 // it across its ticks while nothing comes (await), so that an idle drain
 // costs the loop nothing new, and withdraws it when it stops waiting.
 func (p *Pool) ask(topic string, from map[int32]int64) *want {
-	w := &want{topic: topic, from: from, ch: make(chan fetched, 1)}
+	return p.askFor(&want{topic: topic, from: from, ch: make(chan fetched, 1)})
+}
+
+// askFor registers w and wakes the fetch loop.
+func (p *Pool) askFor(w *want) *want {
 	p.mu.Lock()
 	p.wants[w] = struct{}{}
 	p.mu.Unlock()

@@ -103,7 +103,7 @@ func TestPoolAnswersEachWantFromItsPositions(t *testing.T) {
 	p.wants[both], p.wants[late] = struct{}{}, struct{}{}
 	part0 := recs(0, 5, 9)
 	got := map[string]map[int32][]*kgo.Record{"t": {0: part0[:4], 1: recs(1, 0, 2)}} // 9 left out
-	if n := p.answer(map[string]map[int32]int64{"t": {0: 5, 1: 0}}, got, nil); n != 2 {
+	if n := p.answer([]*want{both, late}, map[string]map[int32]int64{"t": {0: 5, 1: 0}}, got, nil); n != 2 {
 		t.Fatalf("answered %d wants, want 2", n)
 	}
 	f := <-both.ch
@@ -125,5 +125,35 @@ func TestLastOffsetsOfInterleavedPartitions(t *testing.T) {
 	rs := append(append(recs(0, 0, 2), recs(1, 10, 11)...), recs(0, 3, 4)...)
 	if l := lastOffsets(rs); len(l) != 2 || l[0] != 4 || l[1] != 11 {
 		t.Fatalf("lastOffsets = %v, want 0/4 and 1/11", l)
+	}
+}
+
+// A want for what the log holds now is answered by the round that carries
+// it even with nothing to read; one that came while the round was out
+// stands, as a waiting want with nothing does.
+func TestPoolAnswersNowWantsOfTheRoundEvenEmpty(t *testing.T) {
+	p := &Pool{wants: map[*want]struct{}{}}
+	now := &want{topic: "t", from: map[int32]int64{0: 10}, ch: make(chan fetched, 1), now: true}
+	later := &want{topic: "t", from: map[int32]int64{0: 10}, ch: make(chan fetched, 1), now: true}
+	waiting := &want{topic: "t", from: map[int32]int64{0: 10}, ch: make(chan fetched, 1)}
+	p.wants[now], p.wants[later], p.wants[waiting] = struct{}{}, struct{}{}, struct{}{}
+	if w := roundWait([]*want{waiting, now}, fetchWait); w != 0 {
+		t.Errorf("a round with a now want waits %v on the broker", w)
+	}
+	if w := roundWait([]*want{waiting}, fetchWait); w != fetchWait {
+		t.Errorf("a round of waiting wants waits %v, want %v", w, fetchWait)
+	}
+	got := map[string]map[int32][]*kgo.Record{"t": {0: recs(0, 5, 9)}}
+	if n := p.answer([]*want{now, waiting}, map[string]map[int32]int64{"t": {0: 5}}, got, nil); n != 1 {
+		t.Fatalf("answered %d wants, want 1", n)
+	}
+	if f := <-now.ch; len(f.records) != 0 || f.err != nil {
+		t.Errorf("the now want got %d records, %v", len(f.records), f.err)
+	}
+	if _, ok := p.wants[later]; !ok {
+		t.Errorf("a now want made while the round was out was answered by it")
+	}
+	if _, ok := p.wants[waiting]; !ok {
+		t.Errorf("a waiting want with nothing to read was answered")
 	}
 }
