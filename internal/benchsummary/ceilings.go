@@ -45,10 +45,7 @@ func allCeilings() []ceiling {
 			// the SDK's batch building and encoding and the door, no broker.
 			figure: "Event Hubs send: azeventhubs to an in-memory host / Kafka endpoint produce",
 			bounds: "Event Hubs (AMQP) send / Kafka endpoint produce >= 60%",
-			values: func(s samples) []float64 {
-				return pairwise(s.values("SDKSendBatch1000", "events/s"), s.values("EventHubsRatio/send", "kafka-events/s"),
-					func(amqp, kafka float64) float64 { return 100 * amqp / kafka })
-			},
+			values: shareOf("SDKSendBatch1000", "events/s", "EventHubsRatio/send", "kafka-events/s"),
 			format: pct,
 		},
 		{
@@ -56,12 +53,17 @@ func allCeilings() []ceiling {
 			// no broker, a lighter client than azeventhubs.
 			figure: "Event Hubs receive: go-amqp from an in-memory host / Kafka endpoint fetch",
 			bounds: "Event Hubs (AMQP) receive / Kafka endpoint fetch >= 60%",
-			values: func(s samples) []float64 {
-				return pairwise(s.values("Receive", "events/s"), s.values("EventHubsRatio/receive", "kafka-events/s"),
-					func(amqp, kafka float64) float64 { return 100 * amqp / kafka })
-			},
+			values: shareOf("Receive", "events/s", "EventHubsRatio/receive", "kafka-events/s"),
 			format: pct,
 		},
+	}
+}
+
+// shareOf is, repetition by repetition, bench a's figure in unit ua as a
+// percentage of bench b's in unit ub.
+func shareOf(a, ua, b, ub string) func(s samples) []float64 {
+	return func(s samples) []float64 {
+		return pairwise(s.values(a, ua), s.values(b, ub), func(x, y float64) float64 { return 100 * x / y })
 	}
 }
 
